@@ -1,0 +1,143 @@
+import type { AdjustLine, CachePort, ReserveLine, ReserveResult, Tracked } from './port.js';
+
+interface Entry { value: string; expiresAt: number } // expiresAt 0 = no expiry
+
+/**
+ * The single-node cache: a Map in this process. Every operation runs to completion synchronously
+ * inside one call, so reservations are atomic without locks.
+ */
+export class MemoryCache implements CachePort {
+  readonly kind = 'memory' as const;
+  private readonly data = new Map<string, Entry>();
+  private readonly sets = new Map<string, Map<string, number>>();
+  private readonly channels = new Map<string, Set<(m: string) => void>>();
+  private sweepAt = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async ping(): Promise<void> {}
+
+  private live(key: string): Entry | undefined {
+    const e = this.data.get(key);
+    if (e && e.expiresAt !== 0 && e.expiresAt <= this.now()) {
+      this.data.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+
+  /** Drops expired keys now and then so windows that are never read again do not pile up. */
+  private sweep(): void {
+    const now = this.now();
+    if (now < this.sweepAt) return;
+    this.sweepAt = now + 10_000;
+    for (const [k, e] of this.data) if (e.expiresAt !== 0 && e.expiresAt <= now) this.data.delete(k);
+  }
+
+  private write(key: string, value: string, ttlMs?: number): void {
+    this.data.set(key, { value, expiresAt: ttlMs && ttlMs > 0 ? this.now() + ttlMs : 0 });
+  }
+
+  private num(key: string, seed?: number, ttlMs?: number): number {
+    const e = this.live(key);
+    if (e) return Number(e.value);
+    if (seed !== undefined) this.write(key, String(seed), ttlMs);
+    return seed ?? 0;
+  }
+
+  private add(key: string, delta: number, ttlMs?: number): number {
+    const e = this.live(key);
+    if (e) {
+      e.value = String(Number(e.value) + delta);
+      return Number(e.value);
+    }
+    this.write(key, String(delta), ttlMs);
+    return delta;
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.live(key)?.value ?? null;
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    this.sweep();
+    this.write(key, value, ttlMs);
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
+    if (this.live(key)) return false;
+    this.write(key, value, ttlMs);
+    return true;
+  }
+
+  async del(...keys: string[]): Promise<void> {
+    for (const k of keys) this.data.delete(k);
+  }
+
+  async incr(key: string, by: number, ttlMs?: number): Promise<number> {
+    this.sweep();
+    return this.add(key, by, ttlMs);
+  }
+
+  async ttl(key: string): Promise<number> {
+    const e = this.live(key);
+    if (!e) return -2;
+    return e.expiresAt === 0 ? -1 : e.expiresAt - this.now();
+  }
+
+  async reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult> {
+    this.sweep();
+    const current = lines.map((l) => this.num(l.key, l.seed, l.ttlMs));
+    for (let i = 0; i < lines.length; i++) {
+      const l = lines[i]!;
+      if (l.limit !== null && current[i]! + l.amount > l.limit) {
+        return { ok: false, index: i, current: current[i]!, ttlMs: await this.ttl(l.key) };
+      }
+    }
+    const values = lines.map((l) => this.add(l.key, l.amount, l.ttlMs));
+    if (track) this.zset(track.key).set(track.member, track.score);
+    return { ok: true, values };
+  }
+
+  async adjust(lines: AdjustLine[], untrack?: Omit<Tracked, 'score'>): Promise<number[]> {
+    const values = lines.map((l) => {
+      this.num(l.key, l.seed, l.ttlMs);
+      return this.add(l.key, l.delta, l.ttlMs);
+    });
+    if (untrack) this.sets.get(untrack.key)?.delete(untrack.member);
+    return values;
+  }
+
+  private zset(key: string): Map<string, number> {
+    let s = this.sets.get(key);
+    if (!s) this.sets.set(key, (s = new Map()));
+    return s;
+  }
+
+  async popExpired(key: string, maxScore: number, limit: number): Promise<string[]> {
+    const s = this.sets.get(key);
+    if (!s) return [];
+    const due = [...s].filter(([, score]) => score <= maxScore).sort((a, b) => a[1] - b[1]).slice(0, limit);
+    for (const [m] of due) s.delete(m);
+    return due.map(([m]) => m);
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    for (const h of this.channels.get(channel) ?? []) queueMicrotask(() => h(message));
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
+    let hs = this.channels.get(channel);
+    if (!hs) this.channels.set(channel, (hs = new Set()));
+    hs.add(handler);
+    return async () => {
+      hs.delete(handler);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.data.clear();
+    this.sets.clear();
+    this.channels.clear();
+  }
+}

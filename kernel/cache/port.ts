@@ -1,0 +1,74 @@
+import { defineToken } from '../container/tokens.js';
+
+/** One counter of an all-or-nothing reservation. */
+export interface ReserveLine {
+  key: string;
+  /** Added to the counter when every line fits. */
+  amount: number;
+  /** The line fits when current + amount <= limit; null means no limit (always fits). */
+  limit: number | null;
+  /** Expiry set when the counter is created (rate-limit windows, budget periods). */
+  ttlMs?: number;
+  /**
+   * Value the counter starts from when it does not exist (for example a running total loaded from
+   * the database after the cache lost its data). Applied even when the reservation is refused.
+   */
+  seed?: number;
+}
+
+export type ReserveResult =
+  | { ok: true; values: number[] }
+  /** `index` is the first line that did not fit; `current` its value; `ttlMs` its remaining expiry (-1 none). */
+  | { ok: false; index: number; current: number; ttlMs: number };
+
+export interface AdjustLine {
+  key: string;
+  delta: number;
+  ttlMs?: number;
+  seed?: number;
+}
+
+/** A member of a sorted set with a score, for expiring records (holds left by a crashed process). */
+export interface Tracked {
+  key: string;
+  member: string;
+  score: number;
+}
+
+/**
+ * The cache port: the shared, atomic state that replicas agree on. In memory (single node) every
+ * call is one synchronous step; on Redis every call is one round trip (a Lua script where several
+ * keys change together). Keys are given without the configured prefix; the implementation adds it.
+ *
+ * @example
+ * const r = await cache.reserve([
+ *   { key: 'rl:p1:1732170000', amount: 1, limit: 60, ttlMs: 60_000 },
+ *   { key: 'cap:ws:w1:2026-11', amount: 1200, limit: 1_000_000, seed: 0 },
+ * ], { key: 'holds', member: 'h1', score: Date.now() + 600_000 });
+ */
+export interface CachePort {
+  readonly kind: 'memory' | 'redis';
+  /** Resolves when the cache answers; rejects otherwise (health checks, fail-closed checks). */
+  ping(): Promise<void>;
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** Sets only when absent; true when it set. */
+  setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean>;
+  del(...keys: string[]): Promise<void>;
+  /** Adds `by` to an integer counter, creating it (with `ttlMs`) at 0 if absent; returns the new value. */
+  incr(key: string, by: number, ttlMs?: number): Promise<number>;
+  /** Remaining expiry in ms; -1 when the key has none, -2 when it does not exist. */
+  ttl(key: string): Promise<number>;
+  /** All lines fit, then all are added (and `track` is recorded), or nothing changes. */
+  reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult>;
+  /** Adds every delta at once (and removes `untrack` from its set); returns the new values. */
+  adjust(lines: AdjustLine[], untrack?: Omit<Tracked, 'score'>): Promise<number[]>;
+  /** Removes and returns up to `limit` members of a sorted set whose score is <= maxScore. */
+  popExpired(key: string, maxScore: number, limit: number): Promise<string[]>;
+  publish(channel: string, message: string): Promise<void>;
+  /** Calls `handler` for each message on the channel, from any replica (this one included); returns an unsubscribe. */
+  subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+export const CacheToken = defineToken<CachePort>('kernel.cache');

@@ -1,0 +1,58 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+const LogLevel = Type.Union(logLevels.map((l) => Type.Literal(l)), { default: 'info' });
+
+/** One entry of the `plugins` object: a built-in by its folder name, or a third-party module path. */
+export const PluginEntrySchema = Type.Object(
+  {
+    /** Absent means enabled. */
+    enabled: Type.Optional(Type.Boolean()),
+    /** Module path of a third-party plugin, relative to the config file or absolute. */
+    module: Type.Optional(Type.String({ minLength: 1 })),
+    config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+/** The kernel's own config; each plugin's `config` slice is validated by that plugin's schema. */
+export const KernelConfigSchema = Type.Object(
+  {
+    server: Type.Object(
+      {
+        host: Type.String({ default: '0.0.0.0' }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+        /** SPEC.md Limits: 32 MB request body. */
+        bodyLimitBytes: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
+        /** SPEC.md Limits: in-flight requests may finish up to 20 s. */
+        shutdownGraceMs: Type.Integer({ minimum: 0, default: 20_000 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    log: Type.Object({ level: LogLevel }, { additionalProperties: false, default: {} }),
+    dataDir: Type.String({ default: './data' }),
+    database: Type.Object(
+      {
+        /** postgres://… selects PostgreSQL; unset means the embedded SQLite file under dataDir. */
+        url: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+        poolMax: Type.Integer({ minimum: 1, default: 10 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    cache: Type.Object(
+      {
+        /** redis://… selects Redis; unset means the in-process cache. */
+        url: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+        prefix: Type.String({ default: 'svc:' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    plugins: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), PluginEntrySchema, { default: {} }),
+  },
+  { additionalProperties: false },
+);
+
+export type KernelConfig = Static<typeof KernelConfigSchema>;
+export type PluginEntry = Static<typeof PluginEntrySchema>;
+export type LogLevel = (typeof logLevels)[number];

@@ -1,0 +1,2 @@
+export { errorTable, type ErrorCode } from './table.js';
+export { GatewayError, isGatewayError, toGatewayError, type ErrorDetails, type GatewayErrorOptions } from './gateway-error.js';

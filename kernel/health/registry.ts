@@ -1,0 +1,77 @@
+import { defineToken } from '../container/tokens.js';
+
+/** One component's result on /healthz. */
+export interface CheckResult {
+  status: 'ok' | 'down';
+  latency_ms: number;
+  error_code?: 'timeout' | 'unreachable' | 'auth_failed' | 'error' | 'unavailable';
+}
+
+/** Resolves when the component is fine; throws (or returns an error_code) when it is not. */
+export type HealthCheck = (signal: AbortSignal) => Promise<void | CheckResult['error_code']>;
+
+export interface HealthReport {
+  status: 'ok' | 'degraded' | 'down';
+  checks: Record<string, CheckResult>;
+}
+
+/** Error codes a failed check maps to when it threw rather than naming one. */
+function codeOf(err: unknown): CheckResult['error_code'] {
+  const code = (err as { code?: string })?.code ?? '';
+  if (code === 'ETIMEDOUT' || (err as Error)?.name === 'TimeoutError') return 'timeout';
+  return 'unreachable';
+}
+
+/**
+ * The components /healthz reports. The kernel adds `database` and `cache` (critical: down makes
+ * the service `down`, HTTP 503); plugins add theirs (a non-critical one down makes it `degraded`).
+ *
+ * @example
+ * health.add('classifier', async () => { if (!model) return 'unavailable'; }, { critical: false });
+ */
+export class HealthRegistry {
+  private readonly checks = new Map<string, { check: HealthCheck; critical: boolean }>();
+  private readonly last = new Map<string, CheckResult['status']>();
+
+  constructor(
+    private readonly timeoutMs = 2000,
+    private readonly onChange: (component: string, result: CheckResult) => void = () => {},
+  ) {}
+
+  add(component: string, check: HealthCheck, critical: boolean): void {
+    if (this.checks.has(component)) throw new Error(`health component "${component}" is registered twice`);
+    this.checks.set(component, { check, critical });
+  }
+
+  async run(): Promise<HealthReport> {
+    const entries = await Promise.all([...this.checks].map(async ([name, { check, critical }]) => [name, critical, await this.one(check)] as const));
+    const checks: Record<string, CheckResult> = {};
+    let status: HealthReport['status'] = 'ok';
+    for (const [name, critical, result] of entries) {
+      checks[name] = result;
+      if (this.last.get(name) !== result.status) {
+        if (this.last.has(name) || result.status === 'down') this.onChange(name, result);
+        this.last.set(name, result.status);
+      }
+      if (result.status === 'down') status = critical ? 'down' : status === 'down' ? 'down' : 'degraded';
+    }
+    return { status, checks };
+  }
+
+  private async one(check: HealthCheck): Promise<CheckResult> {
+    const started = performance.now();
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    const latency = () => Math.round(performance.now() - started);
+    try {
+      const code = await Promise.race([
+        check(signal),
+        new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })))),
+      ]);
+      return code ? { status: 'down', latency_ms: latency(), error_code: code } : { status: 'ok', latency_ms: latency() };
+    } catch (err) {
+      return { status: 'down', latency_ms: latency(), error_code: codeOf(err) };
+    }
+  }
+}
+
+export const HealthToken = defineToken<HealthRegistry>('kernel.health');

@@ -1,0 +1,26 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a route handler gets: the raw request and response plus what the kernel already decided. */
+export interface RouteContext {
+  readonly id: string;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly params: Record<string, string>;
+  readonly query: URLSearchParams;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+  /** Reads the body as JSON within the service's body limit (413 request_too_large above it). */
+  readJson(): Promise<unknown>;
+  /** Writes a JSON response with x-svc-request-id. */
+  json(status: number, body: unknown, headers?: Record<string, string>): void;
+}
+
+/**
+ * A route's handler. Throw a GatewayError to answer with the spec's error shape.
+ *
+ * @example
+ * ctx.route('GET', '/hello', (rc) => rc.json(200, { hello: 'world' }));
+ */
+export type RouteHandler = (rc: RouteContext) => void | Promise<void>;

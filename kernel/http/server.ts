@@ -1,0 +1,138 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { App, type Request, type Response } from '@tinyhttp/app';
+import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
+import { readBody, parseJson } from './body.js';
+import { renderError, requestIdHeader, sendJson } from './render.js';
+import type { HttpMethod, RouteContext, RouteHandler } from './route.js';
+import type { Logger } from '../log/logger.js';
+
+/** Request ids: short, random, URL-safe; also the trace id users look up under Requests. */
+export function newRequestId(): string {
+  return 'req_' + randomBytes(12).toString('base64url');
+}
+
+type Tagged = IncomingMessage & { svcRequestId?: string };
+
+/** The id the kernel gave this request (set before any route runs). */
+export function requestIdOf(req: IncomingMessage): string {
+  return (req as Tagged).svcRequestId ?? '';
+}
+
+/**
+ * The HTTP front: a node server whose outer handler gives every request an id (answered as
+ * x-svc-request-id, refusals included), counts requests in flight, and answers a plain 503 while
+ * the service shuts down; routes live in a tinyhttp app behind it.
+ */
+export class HttpFront {
+  readonly app = new App({
+    settings: { xPoweredBy: false },
+    noMatchHandler: (req: Request, res: Response) =>
+      renderError(res, new GatewayError('not_found', `No route for ${req.method} ${req.path}.`)),
+    onError: (err: unknown, req: Request, res: Response) => this.fail(req, res, err),
+  });
+  readonly server: Server;
+  private inFlight = 0;
+  private draining = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly bodyLimit: number,
+    private readonly log: Logger,
+  ) {
+    this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => this.handle(req, res));
+  }
+
+  get active(): number {
+    return this.inFlight;
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const id = newRequestId();
+    (req as Tagged).svcRequestId = id;
+    res.setHeader(requestIdHeader, id);
+    if (this.draining) {
+      // SPEC.md Errors: while shutting down a new request gets a plain 503, not the error shape.
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+      res.end('Service Unavailable: shutting down\n');
+      return;
+    }
+    this.inFlight++;
+    res.once('close', () => {
+      this.inFlight--;
+      if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    });
+    this.app.handler(req as Request, res as Response);
+  }
+
+  private fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+    const gerr = toGatewayError(err);
+    if (gerr.status >= 500 || gerr.code === 'request_too_large') {
+      this.log.warn('request.failed', { request_id: requestIdOf(req), status: gerr.status, code: gerr.code });
+    }
+    if (gerr.code === 'request_too_large') res.setHeader('connection', 'close');
+    renderError(res, gerr);
+    // An unread body over the limit is not drained: the connection closes after the reply.
+    if (gerr.code === 'request_too_large') res.once('finish', () => req.destroy());
+  }
+
+  /** Adds a route whose handler gets a RouteContext; anything it throws is rendered as an error. */
+  route(method: HttpMethod, path: string, handler: RouteHandler): void {
+    const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    this.app[verb](path, async (req: Request, res: Response) => {
+      const controller = new AbortController();
+      res.once('close', () => {
+        if (!res.writableFinished) controller.abort();
+      });
+      const rc: RouteContext = {
+        id: requestIdOf(req),
+        req,
+        res,
+        params: (req.params ?? {}) as Record<string, string>,
+        query: new URL(req.url ?? '/', 'http://local').searchParams,
+        signal: controller.signal,
+        readJson: async () => parseJson(await readBody(req, this.bodyLimit)),
+        json: (status, body, headers) => sendJson(res, status, body, headers),
+      };
+      try {
+        await handler(rc);
+      } catch (err) {
+        this.fail(req, res, err);
+      }
+    });
+  }
+
+  listen(port: number, host: string): Promise<number> {
+    return new Promise((resolveListen, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        const address = this.server.address();
+        resolveListen(typeof address === 'object' && address ? address.port : port);
+      });
+    });
+  }
+
+  /** Stops accepting; new requests on open connections get the plain 503. */
+  drain(): void {
+    this.draining = true;
+    this.server.close();
+    this.server.closeIdleConnections();
+  }
+
+  /** Resolves when nothing is in flight, or after `ms`; true when idle. */
+  waitIdle(ms: number): Promise<boolean> {
+    if (this.inFlight === 0) return Promise.resolve(true);
+    return new Promise((done) => {
+      const timer = setTimeout(() => done(this.inFlight === 0), ms);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        done(true);
+      });
+    });
+  }
+
+  closeAll(): void {
+    this.server.closeAllConnections();
+  }
+}

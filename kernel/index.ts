@@ -1,0 +1,24 @@
+/**
+ * The kernel's public surface. Plugins and providers import from here only, never from each
+ * other; they meet through the typed tokens exported below and in kernel/contracts.
+ */
+export { defineToken, type Token, type DependencyContainer } from './container/tokens.js';
+export { definePlugin, type Plugin, type PluginContext } from './plugin/define.js';
+export { phaseNames, type PhaseName, type PhaseHooks, type Compensation } from './pipeline/phases.js';
+export type { RequestContext } from './pipeline/context.js';
+export { compensate, type Pipeline } from './pipeline/pipeline.js';
+export { errorTable, GatewayError, isGatewayError, toGatewayError, type ErrorCode, type ErrorDetails } from './errors/index.js';
+export type { LogEvents, LogValue } from './log/events.js';
+export type { Logger } from './log/logger.js';
+export type { RouteContext, RouteHandler, HttpMethod } from './http/route.js';
+export { readBody, parseJson } from './http/body.js';
+export { sendJson, renderError, requestIdHeader } from './http/render.js';
+export { StoreToken, type Store, type Exec } from './store/orm.js';
+export type { Migration, Dialect } from './store/migrations.js';
+export { CacheToken, type CachePort, type ReserveLine, type ReserveResult, type AdjustLine, type Tracked } from './cache/port.js';
+export { HealthToken, type HealthCheck, type CheckResult, type HealthReport } from './health/registry.js';
+export { LifecycleToken, KernelConfigToken, LoggerToken, PipelineToken, type Lifecycle } from './lifecycle/lifecycle.js';
+export type { KernelConfig } from './config/schema.js';
+export * from './contracts/index.js';
+export { Type, type Static, type TSchema } from '@sinclair/typebox';
+export { defineEntity, p } from '@mikro-orm/core';

@@ -1,0 +1,155 @@
+import { readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import type { EntitySchema } from '@mikro-orm/core';
+import { createRootContainer, provide, resolve, tryResolve, type DependencyContainer } from '../container/tokens.js';
+import { loadConfig, type LoadedConfig } from '../config/load.js';
+import type { KernelConfig } from '../config/schema.js';
+import { createLogger, type LogSink, type Logger } from '../log/logger.js';
+import { loadPlugins, type LoadedPlugin } from '../plugin/load.js';
+import type { PluginContext } from '../plugin/define.js';
+import { Pipeline } from '../pipeline/pipeline.js';
+import { HttpFront } from '../http/server.js';
+import { openStore, migrate, StoreToken, type Store } from '../store/orm.js';
+import { openCache, CacheToken, type CachePort } from '../cache/index.js';
+import { HealthRegistry, HealthToken } from '../health/registry.js';
+import { packageRoot } from '../paths.js';
+import { KernelConfigToken, LifecycleToken, LoggerToken, PipelineToken, type Lifecycle } from './lifecycle.js';
+
+export interface ServiceOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Config merged over file and environment (tests: port 0, data dir, plugin switches). */
+  overrides?: Record<string, unknown>;
+  logSink?: LogSink;
+}
+
+export const version: string = (JSON.parse(readFileSync(resolvePath(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+
+/**
+ * One running service: config, logger, store, cache, plugins and the HTTP front, started in that
+ * order and stopped in reverse. Tests start several in one process, each with its own container.
+ */
+export class Service {
+  readonly container: DependencyContainer = createRootContainer();
+  readonly config: KernelConfig;
+  readonly log: Logger;
+  readonly pipeline = new Pipeline();
+  readonly health: HealthRegistry;
+  private readonly loaded: LoadedConfig;
+  private http!: HttpFront;
+  private store?: Store;
+  private cache?: CachePort;
+  private plugins: Array<{ loaded: LoadedPlugin; ctx: PluginContext }> = [];
+  private readonly expiry = new AbortController();
+  private lifecycle = { stopping: false, expired: this.expiry.signal };
+  private stopped?: Promise<void>;
+  port = 0;
+
+  constructor(options: ServiceOptions = {}) {
+    this.loaded = loadConfig(options.env ?? process.env, options.overrides);
+    this.config = this.loaded.config;
+    this.log = createLogger(this.config.log.level, options.logSink);
+    this.health = new HealthRegistry(2000, (component, result) => {
+      if (result.status === 'down') this.log.warn('health.dependency_down', { component, error_code: result.error_code ?? 'error' });
+      else this.log.info('health.dependency_up', { component });
+    });
+  }
+
+  get shape(): 'embedded' | 'scale-out' {
+    return this.config.database.url || this.config.cache.url ? 'scale-out' : 'embedded';
+  }
+
+  /** Boots everything and listens; resolves with the bound port. */
+  async start(): Promise<number> {
+    const loaded = await loadPlugins(this.config, this.loaded.baseDir);
+    const names = loaded.map((l) => l.plugin.name);
+    this.log.debug('plugin.order', { plugins: names });
+    const c = this.container;
+    provide(c, KernelConfigToken, this.config);
+    provide(c, LoggerToken, this.log);
+    provide(c, PipelineToken, this.pipeline);
+    provide(c, HealthToken, this.health);
+    provide(c, LifecycleToken, this.lifecycle as Lifecycle);
+
+    this.store = await openStore(this.config, loaded.flatMap((l) => (l.plugin.entities ?? []) as EntitySchema[]));
+    provide(c, StoreToken, this.store);
+    const applied = await migrate(this.store, loaded.flatMap((l) => l.plugin.migrations ?? []));
+    if (applied.length > 0) this.log.info('store.migrated', { applied, dialect: this.store.dialect });
+    this.cache = await openCache(this.config);
+    provide(c, CacheToken, this.cache);
+    const store = this.store;
+    const cache = this.cache;
+    this.health.add('database', () => store.ping(), true);
+    this.health.add('cache', () => cache.ping(), true);
+
+    this.http = new HttpFront(this.config.server.bodyLimitBytes, this.log);
+    for (const l of loaded) {
+      const ctx = this.contextFor(l);
+      this.plugins.push({ loaded: l, ctx });
+      await l.plugin.register(ctx);
+    }
+    for (const { loaded: l, ctx } of this.plugins) await l.plugin.start?.(ctx);
+    this.port = await this.http.listen(this.config.server.port, this.config.server.host);
+    this.log.info('api.started', { host: this.config.server.host, port: this.port, shape: this.shape, plugins: names, version });
+    return this.port;
+  }
+
+  private contextFor(l: LoadedPlugin): PluginContext {
+    const name = l.plugin.name;
+    const child = this.container.createChildContainer();
+    return {
+      name,
+      config: l.config,
+      kernel: this.config,
+      env: this.loaded.env,
+      log: this.log,
+      container: child,
+      provide: (token, value) => provide(this.container, token, value),
+      use: (token) => {
+        const v = tryResolve(this.container, token);
+        if (v === undefined) throw new Error(`plugin "${name}" uses ${token.id}, which no started plugin provides; add its plugin to dependsOn`);
+        return v;
+      },
+      optional: (token) => tryResolve(this.container, token),
+      hook: (phase, fn) => this.pipeline.add(phase, name, fn),
+      route: (method, path, handler) => this.http.route(method, path, handler),
+      health: (component, check, options) => this.health.add(component, check, options?.critical ?? false),
+    };
+  }
+
+  /** Graceful stop: refuse new requests, let in-flight ones finish up to the grace time, then stop plugins in reverse. */
+  stop(): Promise<void> {
+    this.stopped ??= this.doStop();
+    return this.stopped;
+  }
+
+  private async doStop(): Promise<void> {
+    this.lifecycle.stopping = true;
+    if (this.http) {
+      this.log.info('api.stopping', { in_flight: this.http.active });
+      this.http.drain();
+      const idle = await this.http.waitIdle(this.config.server.shutdownGraceMs);
+      let forced = 0;
+      if (!idle) {
+        forced = this.http.active;
+        this.expiry.abort();
+        await this.http.waitIdle(2000);
+      }
+      this.http.closeAll();
+      this.log.info('api.stopped', { forced_streams: forced });
+    }
+    for (const { loaded: l, ctx } of [...this.plugins].reverse()) {
+      try {
+        await l.plugin.stop?.(ctx);
+      } catch {
+        // A plugin that fails to stop must not keep the others from flushing.
+      }
+    }
+    await this.cache?.close().catch(() => {});
+    await this.store?.close().catch(() => {});
+  }
+
+  /** A shared service, for tests and the CLI. */
+  get<T>(token: import('../container/tokens.js').Token<T>): T {
+    return resolve(this.container, token);
+  }
+}

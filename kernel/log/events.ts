@@ -1,0 +1,26 @@
+/** A log field value: fixed scalars only, so no call can hand a request body or an object to a log line. */
+export type LogValue = string | number | boolean | null | readonly string[];
+
+/**
+ * Every structured log event and its fields. Plugins add their own events by declaration merging:
+ *
+ * @example
+ * declare module '../../kernel/index.js' {
+ *   interface LogEvents { 'budget.alert_delivered': { alert_id: string; attempts: number } }
+ * }
+ *
+ * Fields are ids, statuses, counts and durations. Credentials, prompts, replies and tool arguments
+ * never appear (SPEC.md "Structured log events").
+ */
+export interface LogEvents {
+  'api.started': { host: string; port: number; shape: 'embedded' | 'scale-out'; plugins: readonly string[]; version: string };
+  'api.stopping': { in_flight: number };
+  'api.stopped': { forced_streams: number };
+  'health.dependency_down': { component: string; error_code: string };
+  'health.dependency_up': { component: string };
+  'request.failed': { request_id: string; status: number; code: string };
+  'plugin.order': { plugins: readonly string[] };
+  'store.migrated': { applied: readonly string[]; dialect: string };
+}
+
+export type LogEventName = keyof LogEvents;

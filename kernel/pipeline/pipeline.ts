@@ -1,0 +1,72 @@
+import type { RequestContext } from './context.js';
+import { isPhaseName, phaseNames, type Compensation, type PhaseHooks, type PhaseName } from './phases.js';
+
+interface Registered { plugin: string; fn: PhaseHooks[PhaseName] }
+
+/**
+ * Holds the hooks of every phase in plugin order and runs a request through them.
+ *
+ * @example
+ * pipeline.add('authenticate', 'identity', (ctx) => { ctx.state.principal = ... });
+ * await pipeline.run(ctx, 'receive', 'dispatch');
+ */
+export class Pipeline {
+  private readonly hooks = new Map<PhaseName, Registered[]>(phaseNames.map((p) => [p, []]));
+
+  add<P extends PhaseName>(phase: P, plugin: string, fn: PhaseHooks[P]): void {
+    if (!isPhaseName(phase)) {
+      throw new Error(`plugin ${plugin} hooks unknown phase "${String(phase)}"; phases are: ${phaseNames.join(', ')}`);
+    }
+    this.hooks.get(phase)!.push({ plugin, fn });
+  }
+
+  /** Plugin names hooked into each phase, in run order (for docs and diagnostics). */
+  describe(): Record<PhaseName, string[]> {
+    return Object.fromEntries(phaseNames.map((p) => [p, this.hooks.get(p)!.map((h) => h.plugin)])) as Record<PhaseName, string[]>;
+  }
+
+  /**
+   * Runs phases `from`..`to` inclusive. If a hook throws, the compensations returned so far run in
+   * reverse order and the error is rethrown; on success they are returned to the caller, which
+   * runs them if the client goes away before the reply is settled.
+   */
+  async run(ctx: RequestContext, from: PhaseName, to: PhaseName, undo: Compensation[] = []): Promise<Compensation[]> {
+    const start = phaseNames.indexOf(from);
+    const end = phaseNames.indexOf(to);
+    try {
+      for (let i = start; i <= end; i++) {
+        for (const { fn } of this.hooks.get(phaseNames[i]!)!) {
+          const result = await fn(ctx);
+          if (typeof result === 'function') undo.push(result);
+        }
+      }
+      return undo;
+    } catch (err) {
+      await compensate(undo);
+      throw err;
+    }
+  }
+
+  /** Runs every settle hook; a failing hook does not stop the others. */
+  async settle(ctx: RequestContext, onError: (plugin: string, err: unknown) => void): Promise<void> {
+    for (const { plugin, fn } of this.hooks.get('settle')!) {
+      try {
+        await fn(ctx);
+      } catch (err) {
+        onError(plugin, err);
+      }
+    }
+  }
+}
+
+/** Runs compensations newest first; each runs even if an earlier one failed. */
+export async function compensate(undo: Compensation[]): Promise<void> {
+  while (undo.length > 0) {
+    const fn = undo.pop()!;
+    try {
+      await fn();
+    } catch {
+      // A compensation that fails leaves its reservation to expire (holds and windows have TTLs).
+    }
+  }
+}

@@ -1,0 +1,100 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { MikroORM as SqlMikroORM, SqliteDriver, NodeSqliteDialect, type EntityManager } from '@mikro-orm/sql';
+import { MikroORM as PgMikroORM } from '@mikro-orm/postgresql';
+import type { EntitySchema } from '@mikro-orm/core';
+import { defineToken } from '../container/tokens.js';
+import type { KernelConfig } from '../config/schema.js';
+import type { Dialect, Migration } from './migrations.js';
+
+/**
+ * The database as plugins see it: a fresh EntityManager per unit of work, raw SQL for migrations
+ * and health, and the dialect in use.
+ *
+ * @example
+ * const em = store.em();
+ * await em.persist(em.create(Person, {...})).flush();
+ */
+export interface Store {
+  readonly dialect: Dialect;
+  em(): EntityManager;
+  execute<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Runs `fn` in one transaction on one connection; `exec` runs SQL inside it. */
+  transaction<T>(fn: (exec: Exec) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type Exec = <T = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<T[]>;
+
+export const StoreToken = defineToken<Store>('kernel.store');
+
+type AnyOrm = Awaited<ReturnType<typeof SqlMikroORM.init>> | Awaited<ReturnType<typeof PgMikroORM.init>>;
+
+/** Opens SQLite (embedded default, via node:sqlite: no native addon) or PostgreSQL, without schema discovery by reflection. */
+export async function openStore(config: KernelConfig, entities: EntitySchema[]): Promise<Store> {
+  let orm: AnyOrm;
+  let dialect: Dialect;
+  const common = { entities, discovery: { warnWhenNoEntities: false }, allowGlobalContext: false, debug: false };
+  if (config.database.url) {
+    dialect = 'postgresql';
+    orm = await PgMikroORM.init({
+      ...common,
+      clientUrl: config.database.url,
+      pool: { min: 0, max: config.database.poolMax },
+    });
+  } else {
+    dialect = 'sqlite';
+    const dir = resolve(process.cwd(), config.dataDir);
+    mkdirSync(dir, { recursive: true });
+    const file = resolve(dir, 'svc.sqlite');
+    orm = await SqlMikroORM.init({ ...common, driver: SqliteDriver, dbName: file, driverOptions: new NodeSqliteDialect(file) });
+    await orm.em.getConnection().execute('pragma journal_mode = wal');
+    await orm.em.getConnection().execute('pragma busy_timeout = 5000');
+  }
+  const connection = () => orm.em.getConnection();
+  return {
+    dialect,
+    em: () => orm.em.fork() as unknown as EntityManager,
+    execute: async <T>(sql: string, params: unknown[] = []) => (await connection().execute(sql, params)) as T[],
+    transaction: (fn) =>
+      connection().transactional((trx) =>
+        fn(async <T>(sql: string, params: unknown[] = []) => (await connection().execute(sql, params, 'all', trx)) as T[]),
+      ),
+    ping: async () => {
+      await connection().execute('select 1');
+    },
+    close: () => orm.close(true),
+  };
+}
+
+/**
+ * Applies every migration not yet recorded in `svc_migrations`, in the order given, in one
+ * transaction. On PostgreSQL a transaction-scoped advisory lock keeps replicas that start together
+ * from applying the same change twice.
+ */
+export async function migrate(store: Store, migrations: Migration[]): Promise<string[]> {
+  const ids = new Set<string>();
+  for (const m of migrations) {
+    if (ids.has(m.id)) throw new Error(`migration id ${m.id} is declared twice`);
+    ids.add(m.id);
+  }
+  const pg = store.dialect === 'postgresql';
+  return store.transaction(async (exec) => {
+    if (pg) await exec('select pg_advisory_xact_lock(737001)');
+    await exec(`create table if not exists svc_migrations (id varchar(200) primary key, applied_at varchar(40) not null)`);
+    const done = new Set((await exec<{ id: string }>('select id from svc_migrations')).map((r) => r.id));
+    const applied: string[] = [];
+    for (const m of migrations) {
+      if (done.has(m.id)) continue;
+      try {
+        for (const sql of pg ? m.postgresql : m.sqlite) await exec(sql);
+      } catch (err) {
+        throw new Error(`migration ${m.id} failed: ${(err as Error).message}`);
+      }
+      await exec('insert into svc_migrations (id, applied_at) values (?, ?)', [m.id, new Date().toISOString()]);
+      applied.push(m.id);
+    }
+    return applied;
+  });
+}
