@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 import { Service } from '../kernel/lifecycle/service.js';
-import { runCommand } from './commands.js';
 
-const [command = 'serve', ...args] = process.argv.slice(2);
+const words = process.argv.slice(2);
 
 async function serve(): Promise<void> {
   const service = new Service();
@@ -20,7 +19,8 @@ async function serve(): Promise<void> {
   await service.start();
 }
 
-const run = command === 'serve' ? serve() : runCommand(command, args);
+/** `svc` or `svc serve` starts the service; every other command comes from a plugin (Plugin.commands). */
+const run = words.length === 0 || words[0] === 'serve' ? serve() : new Service({ logSink: process.stderr }).runCommand(words, process.stdout).then(() => process.exit(0));
 run.catch((err: unknown) => {
   // Start-up problems (bad config, unknown plugin, unreachable database) end here: one clear line, exit 1.
   process.stderr.write(`svc: ${(err as Error).message}\n`);

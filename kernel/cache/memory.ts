@@ -71,7 +71,11 @@ export class MemoryCache implements CachePort {
   }
 
   async del(...keys: string[]): Promise<void> {
-    for (const k of keys) this.data.delete(k);
+    // Tracking sets are keys too (as on Redis), so deleting one must not leave its members behind.
+    for (const k of keys) {
+      this.data.delete(k);
+      this.sets.delete(k);
+    }
   }
 
   async incr(key: string, by: number, ttlMs?: number): Promise<number> {

@@ -43,6 +43,8 @@ export interface CatalogService {
   providers(): CatalogProvider[];
   /** The decrypted provider key; throws GatewayError credential_key_unavailable when its version is missing. */
   providerKey(name: string): string | undefined;
+  /** Called after the snapshot changed (on any replica); `provider` names a changed provider. */
+  onChange(listener: (provider?: string) => void): void;
 }
 
 export const CatalogToken = defineToken<CatalogService>('catalog.service');

@@ -1,6 +1,6 @@
 import { defineToken } from '../container/tokens.js';
 
-/** Who a request acts for: a key acts as its creator (SPEC.md Authentication 2). */
+/** Who a model request acts for: a key acts as its creator (SPEC.md Authentication 2). */
 export interface Principal {
   personId: string;
   workspaceId: string;
@@ -11,16 +11,32 @@ export interface Principal {
   via: 'key' | 'session';
 }
 
+/** Who calls the admin API: a signed-in person (session) or a key acting as its creator. */
+export interface Caller {
+  personId: string;
+  instanceAdmin: boolean;
+  via: 'key' | 'session';
+  keyId: string | null;
+  /** A key always acts in its own workspace; null for sessions. */
+  keyWorkspaceId: string | null;
+  /** The session token id, for sign-out. */
+  sessionId: string | null;
+}
+
 /**
- * Resolves the caller of an HTTP request from its headers, without a database round trip.
+ * Resolves callers from request headers out of an in-memory snapshot (no database round trip per
+ * request); the snapshot is refreshed on every change, on every replica.
  *
  * @example
  * const principal = identity.authenticate(req.headers); // throws GatewayError invalid_api_key
  */
 export interface IdentityService {
+  /** Model API: `Authorization: Bearer svc_…` or a session (bearer or cookie) with x-svc-workspace. */
   authenticate(headers: Record<string, string | string[] | undefined>): Principal;
-  /** True while the person is an active member of the workspace (checked again before settle). */
-  isActiveMember(personId: string, workspaceId: string): boolean;
+  /** Admin API: the caller, or null when the request carries no credentials at all. */
+  caller(headers: Record<string, string | string[] | undefined>): Caller | null;
+  /** The person's role in a workspace, or null when not an active member. */
+  roleIn(personId: string, workspaceId: string): 'admin' | 'member' | null;
 }
 
 export const IdentityToken = defineToken<IdentityService>('identity.service');

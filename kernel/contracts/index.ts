@@ -2,3 +2,5 @@ export * from './chat.js';
 export * from './identity.js';
 export * from './catalog.js';
 export * from './request-state.js';
+export * from './admin.js';
+export * from './provider.js';

@@ -32,6 +32,7 @@ function codeOf(err: unknown): CheckResult['error_code'] {
 export class HealthRegistry {
   private readonly checks = new Map<string, { check: HealthCheck; critical: boolean }>();
   private readonly last = new Map<string, CheckResult['status']>();
+  private readonly dynamic: Array<() => Promise<Record<string, CheckResult>>> = [];
 
   constructor(
     private readonly timeoutMs = 2000,
@@ -43,8 +44,16 @@ export class HealthRegistry {
     this.checks.set(component, { check, critical });
   }
 
+  /** Components listed at run time; they are never critical (a provider down means `degraded`). */
+  addDynamic(list: () => Promise<Record<string, CheckResult>>): void {
+    this.dynamic.push(list);
+  }
+
   async run(): Promise<HealthReport> {
-    const entries = await Promise.all([...this.checks].map(async ([name, { check, critical }]) => [name, critical, await this.one(check)] as const));
+    const fixed = Promise.all([...this.checks].map(async ([name, { check, critical }]) => [name, critical, await this.one(check)] as const));
+    const listed = Promise.all(this.dynamic.map((list) => list().catch(() => ({}) as Record<string, CheckResult>)));
+    const entries: Array<readonly [string, boolean, CheckResult]> = [...(await fixed)];
+    for (const group of await listed) for (const [name, result] of Object.entries(group)) entries.push([name, false, result]);
     const checks: Record<string, CheckResult> = {};
     let status: HealthReport['status'] = 'ok';
     for (const [name, critical, result] of entries) {

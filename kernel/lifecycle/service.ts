@@ -60,6 +60,35 @@ export class Service {
 
   /** Boots everything and listens; resolves with the bound port. */
   async start(): Promise<number> {
+    const names = await this.boot();
+    this.port = await this.http.listen(this.config.server.port, this.config.server.host);
+    this.log.info('api.started', { host: this.config.server.host, port: this.port, shape: this.shape, plugins: names, version });
+    return this.port;
+  }
+
+  /**
+   * Runs a plugin's `svc` subcommand against a booted service that does not listen.
+   * `words` are the command line after `svc`; the longest matching command name wins.
+   */
+  async runCommand(words: string[], out: NodeJS.WritableStream): Promise<void> {
+    await this.boot();
+    try {
+      const all = this.plugins.flatMap(({ loaded, ctx }) => (loaded.plugin.commands ?? []).map((c) => ({ c, ctx })));
+      const match = all
+        .filter(({ c }) => c.name.split(' ').every((w, i) => words[i] === w))
+        .sort((a, b) => b.c.name.length - a.c.name.length)[0];
+      if (!match) {
+        const list = all.map(({ c }) => `  svc ${c.name.padEnd(28)} ${c.summary}`).join('\n');
+        throw new Error(`unknown command "svc ${words.join(' ')}"; commands:\n  svc serve${' '.repeat(23)} start the service\n${list}`);
+      }
+      await match.c.run(match.ctx, words.slice(match.c.name.split(' ').length), out);
+    } finally {
+      await this.stop();
+    }
+  }
+
+  /** Plugins loaded, store migrated, cache open, every plugin registered and started; not listening. */
+  private async boot(): Promise<string[]> {
     const loaded = await loadPlugins(this.config, this.loaded.baseDir);
     const names = loaded.map((l) => l.plugin.name);
     this.log.debug('plugin.order', { plugins: names });
@@ -88,9 +117,7 @@ export class Service {
       await l.plugin.register(ctx);
     }
     for (const { loaded: l, ctx } of this.plugins) await l.plugin.start?.(ctx);
-    this.port = await this.http.listen(this.config.server.port, this.config.server.host);
-    this.log.info('api.started', { host: this.config.server.host, port: this.port, shape: this.shape, plugins: names, version });
-    return this.port;
+    return names;
   }
 
   private contextFor(l: LoadedPlugin): PluginContext {
@@ -113,6 +140,7 @@ export class Service {
       hook: (phase, fn) => this.pipeline.add(phase, name, fn),
       route: (method, path, handler) => this.http.route(method, path, handler),
       health: (component, check, options) => this.health.add(component, check, options?.critical ?? false),
+      healthComponents: (list) => this.health.addDynamic(list),
     };
   }
 

@@ -7,7 +7,7 @@ import type { Logger } from '../log/logger.js';
 import type { KernelConfig } from '../config/schema.js';
 import type { Migration } from '../store/migrations.js';
 import type { RouteHandler, HttpMethod } from '../http/route.js';
-import type { HealthCheck } from '../health/registry.js';
+import type { HealthCheck, CheckResult } from '../health/registry.js';
 
 /**
  * What a plugin's `register` receives: its typed config slice, its own child container, and the
@@ -34,6 +34,23 @@ export interface PluginContext<C = unknown> {
   route(method: HttpMethod, path: string, handler: RouteHandler): void;
   /** Adds a `/healthz` component; a critical one down makes the service `down` (503). */
   health(component: string, check: HealthCheck, options?: { critical?: boolean }): void;
+  /** Adds components that come and go at run time (e.g. `provider:<name>` per provider); never critical. */
+  healthComponents(list: () => Promise<Record<string, CheckResult>>): void;
+}
+
+/**
+ * A subcommand of the `svc` command contributed by a plugin, e.g. `svc admin create-admin`. It runs
+ * against a booted service (store, cache, every plugin registered and started) that does not listen.
+ *
+ * @example
+ * commands: [{ name: 'admin create-admin', summary: 'Create an instance admin', run: async (ctx, args) => { ... } }]
+ */
+export interface PluginCommand<C = unknown> {
+  /** Words after `svc`, space separated. */
+  name: string;
+  summary: string;
+  /** Writes its result to stdout; throws to exit non-zero with the message on stderr. */
+  run(ctx: PluginContext<C>, args: string[], out: NodeJS.WritableStream): Promise<void>;
 }
 
 /**
@@ -59,6 +76,8 @@ export interface Plugin<S extends TSchema = TObject> {
   entities?: EntitySchema[];
   /** Schema changes for its tables, run in plugin order at start. */
   migrations?: Migration[];
+  /** `svc` subcommands this plugin adds. */
+  commands?: PluginCommand<Static<S>>[];
   register(ctx: PluginContext<Static<S>>): void | Promise<void>;
   /** Runs after every plugin registered, in dependency order (load snapshots, start timers). */
   start?(ctx: PluginContext<Static<S>>): void | Promise<void>;

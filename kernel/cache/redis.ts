@@ -1,0 +1,279 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import type { AdjustLine, CachePort, ReserveLine, ReserveResult, Tracked } from './port.js';
+
+/** How long a call waits for a (re)connecting client before it fails closed. */
+const READY_WAIT_MS = 1000;
+
+/**
+ * Fail fast, never crash, come back on its own: commands wait for readiness ourselves (see `up`),
+ * so ioredis's offline queue stays empty and a rejected call is never sent later behind our back.
+ */
+const OPTIONS: RedisOptions = {
+  connectTimeout: 1000,
+  commandTimeout: 1500,
+  maxRetriesPerRequest: 0,
+  // A reply lost with its connection may or may not have been applied; resending could count twice.
+  autoResendUnfulfilledCommands: false,
+  retryStrategy: (times) => Math.min(times * 100, 1000),
+};
+
+/**
+ * Seeds, checks and adds counter lines in one step, then records or removes a sorted-set member.
+ * KEYS: the n counters, then the set if any. ARGV: n, then amount, limit ('' none), ttl (0 none)
+ * and seed ('' none) per line, then op ('add' | 'rem' | ''), member, score.
+ * Seeding is sequential (like the memory cache) so a key named twice is seeded once.
+ */
+const APPLY = `
+local n = tonumber(ARGV[1])
+local cur = {}
+for i = 1, n do
+  local b = 1 + (i - 1) * 4
+  local ttl, seed = tonumber(ARGV[b + 3]), ARGV[b + 4]
+  local v = redis.call('GET', KEYS[i])
+  if v then
+    cur[i] = tonumber(v)
+  elseif seed ~= '' then
+    if ttl > 0 then redis.call('SET', KEYS[i], seed, 'PX', ttl) else redis.call('SET', KEYS[i], seed) end
+    cur[i] = tonumber(seed)
+  else
+    cur[i] = 0
+  end
+end
+for i = 1, n do
+  local b = 1 + (i - 1) * 4
+  local limit = ARGV[b + 2]
+  if limit ~= '' and cur[i] + tonumber(ARGV[b + 1]) > tonumber(limit) then
+    return {0, i - 1, cur[i], redis.call('PTTL', KEYS[i])}
+  end
+end
+local out = {1}
+for i = 1, n do
+  local b = 1 + (i - 1) * 4
+  local ttl = tonumber(ARGV[b + 3])
+  local created = redis.call('EXISTS', KEYS[i]) == 0
+  out[i + 1] = redis.call('INCRBY', KEYS[i], ARGV[b + 1])
+  if created and ttl > 0 then redis.call('PEXPIRE', KEYS[i], ttl) end
+end
+local o = 2 + n * 4
+if ARGV[o] == 'add' then redis.call('ZADD', KEYS[n + 1], ARGV[o + 2], ARGV[o + 1])
+elseif ARGV[o] == 'rem' then redis.call('ZREM', KEYS[n + 1], ARGV[o + 1]) end
+return out`;
+
+/** KEYS[1] the set; ARGV: max score, count. Lowest scores first, like ZRANGEBYSCORE. */
+const POP = `
+local m = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
+if #m > 0 then redis.call('ZREM', KEYS[1], unpack(m)) end
+return m`;
+
+type Arg = string | number;
+interface Scripted extends Redis {
+  svcApply(numKeys: number, ...args: Arg[]): Promise<number[]>;
+  svcPop(key: string, max: string, count: number): Promise<string[]>;
+}
+
+/** Redis wants whole milliseconds; 0 or absent means no expiry (as in the memory cache). */
+const ms = (ttlMs?: number): number => (ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 0);
+
+/** INCRBY fails on a non-integer after earlier lines were applied; refuse before anything is sent. */
+function integer(n: number, what: string): number {
+  if (!Number.isSafeInteger(n)) throw new TypeError(`cache: ${what} must be a safe integer, got ${n}`);
+  return n;
+}
+
+/**
+ * The shared cache on Redis: every operation is one round trip, several keys change together in a
+ * Lua script. When Redis is unreachable every call rejects within about a second (callers fail
+ * closed); the client keeps reconnecting and calls succeed again once Redis is back.
+ *
+ * @example
+ * const cache = new RedisCache('redis://127.0.0.1:6379', 'svc:');
+ * await cache.reserve([{ key: 'rl:p1', amount: 1, limit: 60, ttlMs: 60_000 }]);
+ */
+export class RedisCache implements CachePort {
+  readonly kind = 'redis' as const;
+  private readonly redis: Scripted;
+  private sub: Redis | undefined;
+  private readonly handlers = new Map<string, Set<(m: string) => void>>();
+  private readonly waits = new Map<Redis, Promise<void>>();
+  private lastError: Error | undefined;
+  private closed = false;
+
+  /** Connects in the background; never throws or blocks. */
+  constructor(url: string, private readonly prefix: string) {
+    this.redis = this.watch(new Redis(url, OPTIONS)) as Scripted;
+    this.redis.defineCommand('svcApply', { lua: APPLY });
+    this.redis.defineCommand('svcPop', { lua: POP, numberOfKeys: 1 });
+  }
+
+  /** An unhandled 'error' event would kill the process; keep the cause for the rejection message. */
+  private watch(c: Redis): Redis {
+    c.on('error', (err: Error) => {
+      this.lastError = err;
+    });
+    return c;
+  }
+
+  /** Resolves once `c` is ready, or rejects after READY_WAIT_MS; callers share one wait. */
+  private up(c: Redis): Promise<void> {
+    if (c.status === 'ready') return Promise.resolve();
+    if (this.closed) return Promise.reject(new Error('cache: closed'));
+    let wait = this.waits.get(c);
+    if (!wait) {
+      wait = new Promise<void>((resolve, reject) => {
+        const done = (err?: Error): void => {
+          clearTimeout(timer);
+          c.off('ready', onReady);
+          c.off('end', onEnd);
+          this.waits.delete(c);
+          if (err) reject(err);
+          else resolve();
+        };
+        const onReady = (): void => done();
+        const onEnd = (): void => done(new Error('cache: closed'));
+        const timer = setTimeout(() => {
+          const why = this.lastError ? `: ${this.lastError.message}` : '';
+          done(new Error(`cache: Redis unavailable${why}`, { cause: this.lastError }));
+        }, READY_WAIT_MS);
+        c.once('ready', onReady);
+        c.once('end', onEnd);
+      });
+      this.waits.set(c, wait);
+    }
+    return wait;
+  }
+
+  private async run<T>(fn: (r: Scripted) => Promise<T>): Promise<T> {
+    await this.up(this.redis);
+    return fn(this.redis);
+  }
+
+  private k(key: string): string {
+    return this.prefix + key;
+  }
+
+  async ping(): Promise<void> {
+    await this.run((r) => r.ping());
+  }
+
+  get(key: string): Promise<string | null> {
+    return this.run((r) => r.get(this.k(key)));
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    const px = ms(ttlMs);
+    await this.run((r) => (px ? r.set(this.k(key), value, 'PX', px) : r.set(this.k(key), value)));
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs?: number): Promise<boolean> {
+    const px = ms(ttlMs);
+    const res = await this.run((r) => (px ? r.set(this.k(key), value, 'PX', px, 'NX') : r.set(this.k(key), value, 'NX')));
+    return res === 'OK';
+  }
+
+  async del(...keys: string[]): Promise<void> {
+    if (keys.length) await this.run((r) => r.del(...keys.map((k) => this.k(k))));
+  }
+
+  async incr(key: string, by: number, ttlMs?: number): Promise<number> {
+    const [value] = await this.adjust([{ key, delta: by, ttlMs }]);
+    return value!;
+  }
+
+  ttl(key: string): Promise<number> {
+    return this.run((r) => r.pttl(this.k(key)));
+  }
+
+  async reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult> {
+    const reply = await this.apply(lines, track ? ['add', track.key, track.member, String(track.score)] : undefined);
+    if (reply[0] === 1) return { ok: true, values: reply.slice(1) };
+    return { ok: false, index: reply[1]!, current: reply[2]!, ttlMs: reply[3]! };
+  }
+
+  async adjust(lines: AdjustLine[], untrack?: Omit<Tracked, 'score'>): Promise<number[]> {
+    const args = lines.map((l) => ({ key: l.key, amount: l.delta, limit: null, ttlMs: l.ttlMs, seed: l.seed }));
+    const reply = await this.apply(args, untrack ? ['rem', untrack.key, untrack.member, ''] : undefined);
+    return reply.slice(1);
+  }
+
+  /** One call of the APPLY script; `set` is [op, key, member, score]. */
+  private apply(lines: ReserveLine[], set?: [string, string, string, string]): Promise<number[]> {
+    const keys = lines.map((l) => this.k(l.key));
+    const argv: Arg[] = [lines.length];
+    for (const l of lines) {
+      const seed = l.seed === undefined ? '' : integer(l.seed, 'seed');
+      argv.push(integer(l.amount, 'amount'), l.limit === null ? '' : l.limit, ms(l.ttlMs), seed);
+    }
+    if (set) {
+      keys.push(this.k(set[1]));
+      argv.push(set[0], set[2], set[3]);
+    } else argv.push('', '', '');
+    return this.run((r) => r.svcApply(keys.length, ...keys, ...argv));
+  }
+
+  async popExpired(key: string, maxScore: number, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    const max = Number.isFinite(maxScore) ? String(maxScore) : maxScore > 0 ? '+inf' : '-inf';
+    return this.run((r) => r.svcPop(this.k(key), max, Math.floor(limit)));
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await this.run((r) => r.publish(this.k(channel), message));
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
+    const sub = this.subscriber();
+    const ch = this.k(channel);
+    let hs = this.handlers.get(ch);
+    if (!hs) this.handlers.set(ch, (hs = new Set()));
+    hs.add(handler);
+    try {
+      // Every call subscribes, so none returns before the server confirms; re-subscribing is a no-op.
+      await this.up(sub);
+      await sub.subscribe(ch);
+    } catch (err) {
+      this.drop(ch, handler);
+      throw err;
+    }
+    return async () => {
+      if (this.drop(ch, handler) && this.sub?.status === 'ready') await this.sub.unsubscribe(ch);
+    };
+  }
+
+  /** Removes a handler; true when it was the channel's last one. */
+  private drop(ch: string, handler: (m: string) => void): boolean {
+    const hs = this.handlers.get(ch);
+    if (!hs?.delete(handler) || hs.size) return false;
+    this.handlers.delete(ch);
+    return true;
+  }
+
+  /** A subscribed connection cannot run other commands, so messages get their own, made on first use. */
+  private subscriber(): Redis {
+    if (this.closed) throw new Error('cache: closed');
+    if (!this.sub) {
+      this.sub = this.watch(this.redis.duplicate());
+      this.sub.on('message', (ch: string, message: string) => {
+        // Like the memory cache: a throwing handler must not break the client's reply parsing.
+        for (const h of this.handlers.get(ch) ?? []) queueMicrotask(() => h(message));
+      });
+    }
+    return this.sub;
+  }
+
+  /** Quits politely when connected, otherwise drops the connection; never waits more than a second. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.handlers.clear();
+    await Promise.all([this.redis, this.sub].map((c) => (c ? shut(c) : undefined)));
+  }
+}
+
+async function shut(c: Redis): Promise<void> {
+  if (c.status === 'ready') {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)));
+    await Promise.race([c.quit().catch(() => undefined), limit]);
+    clearTimeout(timer);
+  }
+  c.disconnect();
+}

@@ -1,0 +1,55 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import { defineToken } from '../container/tokens.js';
+import type { RouteContext } from '../http/route.js';
+import type { Caller } from './identity.js';
+
+/**
+ * Who may call an admin route:
+ * - `public`: anyone (sign-in);
+ * - `person`: any signed-in caller;
+ * - `instance-admin`: instance admins only;
+ * - `{ workspace: 'member' | 'admin', param }`: members (or admins) of the workspace named by the
+ *   path parameter `param`; instance admins pass too. Anything else is 403 forbidden, and a
+ *   workspace the caller cannot see is 404 not_found.
+ */
+export type AdminAccess = 'public' | 'person' | 'instance-admin' | { workspace: 'member' | 'admin'; param: string };
+
+export interface AdminInput<B extends TSchema, Q extends TSchema> {
+  caller: Caller | null;
+  params: Record<string, string>;
+  body: Static<B>;
+  query: Static<Q>;
+  rc: RouteContext;
+}
+
+/** One admin endpoint: its schemas validate the request and make the OpenAPI document. */
+export interface AdminRouteDef<B extends TSchema = TSchema, Q extends TSchema = TSchema, R extends TSchema = TSchema> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Under /admin/v1, tinyhttp style: `/workspaces/:workspaceId/keys`. */
+  path: string;
+  summary: string;
+  tag: string;
+  access: AdminAccess;
+  body?: B;
+  query?: Q;
+  response: R;
+  /** Success status; 200 by default (201 for creations, 204 writes no body). */
+  status?: 200 | 201 | 204;
+  handler(input: AdminInput<B, Q>): Promise<Static<R>> | Static<R>;
+}
+
+/**
+ * The admin API registry: validates input against the route's typebox schemas (400
+ * invalid_request naming `param`), checks access, renders errors in the spec's shape, and serves
+ * the OpenAPI 3.1 document at /admin/v1/openapi.json.
+ *
+ * @example
+ * admin.route({ method: 'GET', path: '/providers', summary: 'List providers', tag: 'catalog',
+ *   access: 'instance-admin', response: Type.Object({ data: Type.Array(ProviderView) }),
+ *   handler: () => ({ data: catalog.providers().map(view) }) });
+ */
+export interface AdminApi {
+  route<B extends TSchema, Q extends TSchema, R extends TSchema>(def: AdminRouteDef<B, Q, R>): void;
+}
+
+export const AdminApiToken = defineToken<AdminApi>('admin-api.registry');

@@ -1,0 +1,85 @@
+import { defineToken } from '../container/tokens.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from './chat.js';
+import type { CatalogModel, ProviderCheckStatus } from './catalog.js';
+
+/** Timeouts of upstream calls (config of the `providers` plugin). */
+export interface UpstreamTimeouts {
+  connectMs: number;
+  /** From sending the request to the response headers (whole replies: to the whole body). */
+  firstByteMs: number;
+  /** Longest gap between two stream chunks. */
+  idleMs: number;
+}
+
+/** What an adapter is built from: one provider row (or a built-in's defaults). */
+export interface ProviderSettings {
+  name: string;
+  /** API base including its path, no trailing slash, without /chat/completions. */
+  address: string;
+  apiKey?: string;
+  timeouts: UpstreamTimeouts;
+}
+
+/** One upstream call. `request.maxTokens` is already resolved (the client's, or the model's output limit). */
+export interface UpstreamCall {
+  model: CatalogModel;
+  request: ChatRequest & { maxTokens: number };
+  signal: AbortSignal;
+}
+
+/**
+ * A vendor adapter (ARCHITECTURE.md §6): turns the normalized request into the vendor's wire call,
+ * and the vendor's reply, chunks and errors back into Chat Completions objects and GatewayErrors
+ * with the spec's codes. Replies carry the provider's own model id; the dispatcher rewrites it.
+ */
+export interface ProviderAdapter {
+  /** A whole reply. Throws a GatewayError (context_length_exceeded, provider_billing, …). */
+  complete(call: UpstreamCall): Promise<ChatCompletion>;
+  /**
+   * A stream. Resolves once the provider accepted the request (status 200) — errors before that
+   * are thrown as GatewayErrors; the iterator then yields chunks as they arrive and throws
+   * GatewayError('stream_interrupted') if the stream breaks off or goes idle too long.
+   * Usage is requested from the provider whenever it supports it, for accounting.
+   */
+  stream(call: UpstreamCall): Promise<AsyncIterable<ChatCompletionChunk>>;
+  /** The free list-models check: Connected, Could not connect, Key refused. */
+  check(signal: AbortSignal): Promise<Exclude<ProviderCheckStatus, 'unchecked'>>;
+  close(): Promise<void>;
+}
+
+/** A built-in hosted provider: its fixed name and address and its priced models. */
+export interface BuiltInProvider {
+  name: string;
+  address: string;
+}
+
+/**
+ * A vendor adapter factory, default-exported from providers/<vendor>/index.ts. The providers
+ * plugin finds them by folder; admin-added providers all use `openai-compatible`.
+ *
+ * @example
+ * export default defineProvider({ vendor: 'openai-compatible', create: (s) => new OpenAICompatible(s) });
+ */
+export interface ProviderFactory {
+  vendor: string;
+  builtIn?: BuiltInProvider;
+  create(settings: ProviderSettings): ProviderAdapter;
+}
+
+export function defineProvider(factory: ProviderFactory): ProviderFactory {
+  return factory;
+}
+
+/** Adapters by provider name, built from the catalog's providers and kept warm (one pool each). */
+export interface ProviderRegistry {
+  vendors(): string[];
+  factory(vendor: string): ProviderFactory | undefined;
+  /** The adapter for a provider (throws GatewayError provider_not_configured when it does not exist). */
+  adapter(providerName: string): ProviderAdapter;
+  /** Builds a throwaway adapter for a check before a provider is saved. */
+  probe(vendor: string, settings: Omit<ProviderSettings, 'timeouts'>): ProviderAdapter;
+  /** Drops a cached adapter after its provider changed or was removed. */
+  invalidate(providerName: string): void;
+}
+
+export const ProviderRegistryToken = defineToken<ProviderRegistry>('providers.registry');

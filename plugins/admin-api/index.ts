@@ -1,0 +1,60 @@
+import { Value } from '@sinclair/typebox/value';
+import type { TSchema } from '@sinclair/typebox';
+import { definePlugin, GatewayError, IdentityToken, AdminApiToken, type AdminRouteDef, sendJson } from '../../kernel/index.js';
+import { version } from '../../kernel/lifecycle/service.js';
+import { buildOpenApi } from './openapi.js';
+import { checkAccess } from './access.js';
+
+/** Validates `value` against `schema`; the first problem becomes 400 invalid_request naming the field. */
+function check<S extends TSchema>(schema: S | undefined, value: unknown, where: 'body' | 'query'): unknown {
+  if (!schema) return undefined;
+  const converted = Value.Convert(schema, Value.Default(schema, value));
+  const first = Value.Errors(schema, converted).First();
+  if (first) {
+    const field = first.path.split('/').filter(Boolean).join('.');
+    throw new GatewayError('invalid_request', `${field || where}: ${first.message}`, { param: field || where });
+  }
+  return converted;
+}
+
+/**
+ * The admin API framework under /admin/v1: route declarations with typebox schemas, access
+ * checks, and the OpenAPI document. Concern plugins (identity, catalog, budgets, …) add routes.
+ */
+export default definePlugin({
+  name: 'admin-api',
+  register(ctx) {
+    const routes: AdminRouteDef[] = [];
+    let openapi: string | undefined;
+    ctx.provide(AdminApiToken, {
+      route(def) {
+        routes.push(def as unknown as AdminRouteDef);
+        openapi = undefined;
+        ctx.route(def.method, `/admin/v1${def.path}`, async (rc) => {
+          const identity = ctx.optional(IdentityToken);
+          const caller = identity?.caller(rc.req.headers) ?? null;
+          checkAccess(def.access, caller, rc.params, identity);
+          const raw = def.body ? await rc.readJson() : undefined;
+          if (def.body && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
+            throw new GatewayError('invalid_request', 'The request body must be a JSON object.', { param: 'body' });
+          }
+          const body = check(def.body, raw, 'body') as never;
+          const query = check(def.query, Object.fromEntries(rc.query), 'query') as never;
+          const result = await def.handler({ caller, params: rc.params, body, query, rc });
+          if (rc.res.headersSent) return;
+          if (def.status === 204) {
+            rc.res.statusCode = 204;
+            rc.res.end();
+            return;
+          }
+          sendJson(rc.res, def.status ?? 200, result, { 'cache-control': 'no-store' });
+        });
+      },
+    });
+    ctx.route('GET', '/admin/v1/openapi.json', (rc) => {
+      openapi ??= JSON.stringify(buildOpenApi(routes, version));
+      rc.res.setHeader('content-type', 'application/json');
+      rc.res.end(openapi);
+    });
+  },
+});
