@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { AdjustLine, CachePort, ReserveLine, ReserveResult, Tracked } from './port.js';
 
@@ -15,6 +17,8 @@ const OPTIONS: RedisOptions = {
   // A reply lost with its connection may or may not have been applied; resending could count twice.
   autoResendUnfulfilledCommands: false,
   retryStrategy: (times) => Math.min(times * 100, 1000),
+  // A socket that already failed never reports 'close' again; ioredis's 2 s guard timer would hold exit.
+  disconnectTimeout: 200,
 };
 
 /**
@@ -65,9 +69,8 @@ local m = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV
 if #m > 0 then redis.call('ZREM', KEYS[1], unpack(m)) end
 return m`;
 
-type Arg = string | number;
 interface Scripted extends Redis {
-  svcApply(numKeys: number, ...args: Arg[]): Promise<number[]>;
+  svcApply(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
   svcPop(key: string, max: string, count: number): Promise<string[]>;
 }
 
@@ -113,30 +116,24 @@ export class RedisCache implements CachePort {
     return c;
   }
 
-  /** Resolves once `c` is ready, or rejects after READY_WAIT_MS; callers share one wait. */
+  /**
+   * Resolves once `c` is ready; rejects on its next connection error or after READY_WAIT_MS, so a
+   * down Redis fails calls at once instead of queueing them. Concurrent callers share one wait.
+   */
   private up(c: Redis): Promise<void> {
     if (c.status === 'ready') return Promise.resolve();
     if (this.closed) return Promise.reject(new Error('cache: closed'));
     let wait = this.waits.get(c);
     if (!wait) {
-      wait = new Promise<void>((resolve, reject) => {
-        const done = (err?: Error): void => {
-          clearTimeout(timer);
-          c.off('ready', onReady);
-          c.off('end', onEnd);
-          this.waits.delete(c);
-          if (err) reject(err);
-          else resolve();
-        };
-        const onReady = (): void => done();
-        const onEnd = (): void => done(new Error('cache: closed'));
-        const timer = setTimeout(() => {
-          const why = this.lastError ? `: ${this.lastError.message}` : '';
-          done(new Error(`cache: Redis unavailable${why}`, { cause: this.lastError }));
-        }, READY_WAIT_MS);
-        c.once('ready', onReady);
-        c.once('end', onEnd);
-      });
+      wait = once(c, 'ready', { signal: AbortSignal.timeout(READY_WAIT_MS) })
+        .then(
+          () => undefined,
+          (err: Error) => {
+            const cause = this.lastError ?? err;
+            throw new Error(`cache: Redis unavailable: ${cause.message}`, { cause });
+          },
+        )
+        .finally(() => this.waits.delete(c));
       this.waits.set(c, wait);
     }
     return wait;
@@ -198,7 +195,7 @@ export class RedisCache implements CachePort {
   /** One call of the APPLY script; `set` is [op, key, member, score]. */
   private apply(lines: ReserveLine[], set?: [string, string, string, string]): Promise<number[]> {
     const keys = lines.map((l) => this.k(l.key));
-    const argv: Arg[] = [lines.length];
+    const argv: (string | number)[] = [lines.length];
     for (const l of lines) {
       const seed = l.seed === undefined ? '' : integer(l.seed, 'seed');
       argv.push(integer(l.amount, 'amount'), l.limit === null ? '' : l.limit, ms(l.ttlMs), seed);
@@ -269,11 +266,7 @@ export class RedisCache implements CachePort {
 }
 
 async function shut(c: Redis): Promise<void> {
-  if (c.status === 'ready') {
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)));
-    await Promise.race([c.quit().catch(() => undefined), limit]);
-    clearTimeout(timer);
-  }
+  // QUIT lets pending replies arrive; the unref'd timer caps the wait without holding the process open.
+  if (c.status === 'ready') await Promise.race([c.quit().catch(() => undefined), sleep(1000, undefined, { ref: false })]);
   c.disconnect();
 }

@@ -48,7 +48,11 @@ export const KernelConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
-    plugins: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), PluginEntrySchema, { default: {} }),
+    plugins: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), PluginEntrySchema, {
+      default: {},
+      // Without this a key outside the pattern is accepted silently (patternProperties only).
+      additionalProperties: false,
+    }),
   },
   { additionalProperties: false },
 );

@@ -4,3 +4,4 @@ export * from './catalog.js';
 export * from './request-state.js';
 export * from './admin.js';
 export * from './provider.js';
+export * from './pricing.js';

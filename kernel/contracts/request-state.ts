@@ -2,6 +2,7 @@ import type { Principal } from './identity.js';
 import type { ChatRequest, RequestNeeds, Usage } from './chat.js';
 import type { CatalogModel } from './catalog.js';
 import type { ErrorCode } from '../errors/table.js';
+import type { ReserveLine } from '../cache/port.js';
 
 export type RoutingRule = 'explicit' | 'sticky' | 'pinned' | 'signal' | 'classified' | 'default';
 
@@ -18,6 +19,24 @@ export interface HoldRecord {
   id: string;
   amountMicroUsd: number;
   release(chargeMicroUsd: number, outcome: 'settled' | 'refused'): Promise<void>;
+}
+
+/**
+ * A counter line an `admit` hook asks to reserve together with the budget hold, so admission and
+ * hold cost one cache round trip (ARCHITECTURE.md §8). Whoever reserves it (the budgets `hold`
+ * hook, or the asking plugin's own fallback `hold` hook when budgets is off) removes it from
+ * `RequestState.reservations`, undoes it if a later phase fails, and answers a refusal with
+ * `refusal(…)`.
+ *
+ * @example
+ * (ctx.state.reservations ??= []).push({ owner: 'rate-limit', line, refusal: (_c, ttlMs) => new GatewayError('rate_limited', '…') });
+ */
+export interface PendingReservation {
+  /** The plugin that asked, for diagnostics. */
+  owner: string;
+  line: ReserveLine;
+  /** The error to end the request with when this line does not fit; `ttlMs` is the counter's remaining expiry (-1 none). */
+  refusal(current: number, ttlMs: number): Error;
 }
 
 export interface Outcome {
@@ -44,5 +63,6 @@ export interface RequestState {
   model?: CatalogModel; // hold (or select when no budget plugin runs)
   hold?: HoldRecord | null; // hold
   fallbackFrom?: { model: string; scope: string }; // hold
+  reservations?: PendingReservation[]; // admit, taken by hold
   outcome?: Outcome; // dispatch
 }

@@ -1,8 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.js';
 
+const MB = 1024 * 1024;
+
 function tooLarge(limit: number): GatewayError {
-  return new GatewayError('request_too_large', `The request body is larger than ${Math.floor(limit / (1024 * 1024))} MB.`);
+  // A limit that is not whole megabytes would otherwise read "larger than 0 MB".
+  const size = limit % MB === 0 ? `${limit / MB} MB` : `${limit} bytes`;
+  return new GatewayError('request_too_large', `The request body is larger than ${size}.`);
 }
 
 /**
@@ -12,14 +16,32 @@ function tooLarge(limit: number): GatewayError {
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  // Plain listeners, not `for await`: leaving that loop early destroys the socket, so a chunked
+  // body over the limit got a reset instead of the 413. Pausing keeps the socket for the reply.
+  return new Promise((done, fail) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const off = (): void => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      off();
+      req.pause();
+      fail(tooLarge(limit));
+    };
+    const onEnd = (): void => {
+      off();
+      done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error): void => {
+      off();
+      fail(err);
+    };
+    const onClose = (): void => onError(new Error('the client closed the connection before the body ended'));
+    req.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
+  });
 }
 
 /** Parses a body as JSON; bad UTF-8 or bad JSON is 400 invalid_request. */

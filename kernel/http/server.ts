@@ -19,6 +19,24 @@ export function requestIdOf(req: IncomingMessage): string {
   return (req as Tagged).svcRequestId ?? '';
 }
 
+/** How long a client may go on sending a body that was refused as too large. */
+const discardGraceMs = 10_000;
+
+/**
+ * After a 413, reads and drops the rest of the body rather than closing at once: closing a socket
+ * with unread data resets it, and the client then loses the 413 it has not read yet. Nothing is
+ * buffered; a client still sending after the grace is cut off.
+ */
+function discardRest(req: IncomingMessage, res: ServerResponse): void {
+  res.once('finish', () => {
+    if (req.complete) return;
+    const cut = setTimeout(() => req.socket.destroy(), discardGraceMs).unref();
+    const stop = (): void => clearTimeout(cut);
+    req.once('end', stop).once('close', stop);
+    req.resume();
+  });
+}
+
 /**
  * The HTTP front: a node server whose outer handler gives every request an id (answered as
  * x-svc-request-id, refusals included), counts requests in flight, and answers a plain 503 while
@@ -70,10 +88,8 @@ export class HttpFront {
     if (gerr.status >= 500 || gerr.code === 'request_too_large') {
       this.log.warn('request.failed', { request_id: requestIdOf(req), status: gerr.status, code: gerr.code });
     }
-    if (gerr.code === 'request_too_large') res.setHeader('connection', 'close');
     renderError(res, gerr);
-    // An unread body over the limit is not drained: the connection closes after the reply.
-    if (gerr.code === 'request_too_large') res.once('finish', () => req.destroy());
+    if (gerr.code === 'request_too_large') discardRest(req, res);
   }
 
   /** Adds a route whose handler gets a RouteContext; anything it throws is rendered as an error. */

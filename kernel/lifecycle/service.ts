@@ -42,6 +42,7 @@ export class Service {
   private readonly expiry = new AbortController();
   private lifecycle = { stopping: false, expired: this.expiry.signal };
   private stopped?: Promise<void>;
+  private starting?: Promise<number>;
   port = 0;
 
   constructor(options: ServiceOptions = {}) {
@@ -59,7 +60,12 @@ export class Service {
   }
 
   /** Boots everything and listens; resolves with the bound port. */
-  async start(): Promise<number> {
+  start(): Promise<number> {
+    this.starting ??= this.doStart();
+    return this.starting;
+  }
+
+  private async doStart(): Promise<number> {
     const names = await this.boot();
     this.port = await this.http.listen(this.config.server.port, this.config.server.host);
     this.log.info('api.started', { host: this.config.server.host, port: this.port, shape: this.shape, plugins: names, version });
@@ -152,6 +158,9 @@ export class Service {
 
   private async doStop(): Promise<void> {
     this.lifecycle.stopping = true;
+    // A stop signal during start-up waits for it: closing the store under a running migration
+    // would fail start-up with a confusing error instead of stopping cleanly.
+    await this.starting?.catch(() => {});
     if (this.http) {
       this.log.info('api.stopping', { in_flight: this.http.active });
       this.http.drain();

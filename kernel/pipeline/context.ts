@@ -18,4 +18,6 @@ export interface RequestContext {
   readonly headers: Record<string, string>;
   body: unknown;
   state: RequestState;
+  /** Start and end of each phase that ran, in ms since `startedAt` (spans are made from these). */
+  readonly phases?: Array<{ phase: string; start: number; end: number }>;
 }

@@ -35,9 +35,16 @@ export class Pipeline {
     const end = phaseNames.indexOf(to);
     try {
       for (let i = start; i <= end; i++) {
-        for (const { fn } of this.hooks.get(phaseNames[i]!)!) {
-          const result = await fn(ctx);
-          if (typeof result === 'function') undo.push(result);
+        const hooks = this.hooks.get(phaseNames[i]!)!;
+        if (hooks.length === 0) continue;
+        const t0 = performance.now() - ctx.startedAt;
+        try {
+          for (const { fn } of hooks) {
+            const result = await fn(ctx);
+            if (typeof result === 'function') undo.push(result);
+          }
+        } finally {
+          ctx.phases?.push({ phase: phaseNames[i]!, start: t0, end: performance.now() - ctx.startedAt });
         }
       }
       return undo;

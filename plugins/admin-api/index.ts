@@ -8,7 +8,10 @@ import { checkAccess } from './access.js';
 /** Validates `value` against `schema`; the first problem becomes 400 invalid_request naming the field. */
 function check<S extends TSchema>(schema: S | undefined, value: unknown, where: 'body' | 'query'): unknown {
   if (!schema) return undefined;
-  const converted = Value.Convert(schema, Value.Default(schema, value));
+  // Query strings need converting ("5" → 5); JSON bodies are already typed, and converting them
+  // would silently truncate 2.5 to 2 for an integer field instead of refusing it.
+  const filled = Value.Default(schema, value);
+  const converted = where === 'query' ? Value.Convert(schema, filled) : filled;
   const first = Value.Errors(schema, converted).First();
   if (first) {
     const field = first.path.split('/').filter(Boolean).join('.');

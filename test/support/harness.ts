@@ -8,6 +8,9 @@ import type { LogSink } from '../../kernel/log/logger.js';
 
 export type Shape = 'embedded' | 'scale-out';
 
+/** A fixed test recovery key (never used outside tests). */
+export const testRecoveryKeys = `v1:${Buffer.alloc(32, 7).toString('base64')}`;
+
 /** The shape this run tests: `npm test` runs every suite once per shape (SVC_TEST_SHAPE). */
 export const shape: Shape = process.env.SVC_TEST_SHAPE === 'scale-out' ? 'scale-out' : 'embedded';
 
@@ -94,7 +97,8 @@ export async function startService(opts: StartOptions): Promise<TestService> {
     database: backing.databaseUrl ? { url: backing.databaseUrl } : {},
     cache: backing.redisUrl ? { url: backing.redisUrl, prefix: backing.redisPrefix } : {},
   };
-  const env: NodeJS.ProcessEnv = { ...opts.env };
+  // Scale-out refuses to store provider keys without a recovery key (catalog plugin): tests get one.
+  const env: NodeJS.ProcessEnv = backing.databaseUrl ? { SVC_RECOVERY_KEYS: testRecoveryKeys, ...opts.env } : { ...opts.env };
   const options: ServiceOptions = { env, overrides: deepAssign(base, opts.overrides ?? {}), logSink: logs };
   const service = new Service(options);
   await service.start();

@@ -1,0 +1,76 @@
+import type { Principal } from '../../kernel/index.js';
+import { periodKey, periods, type Period } from './periods.js';
+
+/** SPEC.md: cap scopes are instance, workspace, member (a person within a workspace) and key. */
+export const scopes = ['instance', 'workspace', 'member', 'key'] as const;
+export type Scope = (typeof scopes)[number];
+
+/** A budget cap as the snapshot holds it. */
+export interface Cap {
+  id: string;
+  scope: Scope;
+  /** '' for instance caps. */
+  workspaceId: string;
+  /** The person (member caps) or key (key caps); '' otherwise. */
+  subjectId: string;
+  amountMicroUsd: number;
+  period: Period;
+  /** Alert thresholds, percent of the amount, ascending. */
+  thresholds: number[];
+}
+
+/** The id a scope's totals are kept under: `*`, the workspace, `workspace/person`, or the key. */
+export function scopeId(scope: Scope, workspaceId: string, subjectId: string): string {
+  switch (scope) {
+    case 'instance':
+      return '*';
+    case 'workspace':
+      return workspaceId;
+    case 'member':
+      return `${workspaceId}/${subjectId}`;
+    case 'key':
+      return subjectId;
+  }
+}
+
+export const capScopeId = (c: Pick<Cap, 'scope' | 'workspaceId' | 'subjectId'>): string => scopeId(c.scope, c.workspaceId, c.subjectId);
+
+/** The scopes a request spends against, with their ids (no key scope for a person's own chat). */
+export function principalScopes(p: Pick<Principal, 'workspaceId' | 'personId' | 'keyId'>): Array<{ scope: Scope; id: string }> {
+  const out: Array<{ scope: Scope; id: string }> = [
+    { scope: 'instance', id: '*' },
+    { scope: 'workspace', id: p.workspaceId },
+    { scope: 'member', id: `${p.workspaceId}/${p.personId}` },
+  ];
+  if (p.keyId) out.push({ scope: 'key', id: p.keyId });
+  return out;
+}
+
+/** The running total's key: scope, scope id, period and the period's key, e.g. `member:w1/p1:month:2026-11`. */
+export function totalKey(scope: Scope, id: string, period: Period, t: number): string {
+  return `${scope}:${id}:${period}:${periodKey(period, t)}`;
+}
+
+/** Every running total a charge at `t` adds to: each scope of the request in each period. */
+export function chargedTotalKeys(p: Pick<Principal, 'workspaceId' | 'personId' | 'keyId'>, t: number): string[] {
+  return principalScopes(p).flatMap(({ scope, id }) => periods.map((period) => totalKey(scope, id, period, t)));
+}
+
+/** Caps indexed by `scope:scopeId` for the request path. */
+export type CapIndex = Map<string, Cap[]>;
+
+export function indexCaps(caps: Cap[]): CapIndex {
+  const index: CapIndex = new Map();
+  for (const c of caps) {
+    const k = `${c.scope}:${capScopeId(c)}`;
+    const list = index.get(k) ?? [];
+    list.push(c);
+    index.set(k, list);
+  }
+  return index;
+}
+
+/** The caps a request spends against, instance first. */
+export function applicableCaps(index: CapIndex, p: Pick<Principal, 'workspaceId' | 'personId' | 'keyId'>): Cap[] {
+  return principalScopes(p).flatMap(({ scope, id }) => index.get(`${scope}:${id}`) ?? []);
+}

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import {
+  GatewayError,
+  type CachePort,
+  type CatalogModel,
+  type CatalogService,
+  type Compensation,
+  type Logger,
+  type PendingReservation,
+  type Principal,
+  type RequestContext,
+} from '../../kernel/index.js';
+import { applicableCaps, type Scope } from './caps.js';
+import type { BudgetsConfig } from './config.js';
+import { holdChain } from './choose.js';
+import { holdMicroUsd } from './hold-amount.js';
+import { inputTokenBound } from './input-bound.js';
+import { capLines, encodeTrack, holdsSet, type CapLine, type TrackedHold } from './reservation.js';
+import type { Snapshot } from './snapshot.js';
+import type { Totals } from './totals.js';
+import type { LiveHolds } from './live.js';
+import type { Settler } from './settler.js';
+
+export interface HoldDeps {
+  cache: CachePort;
+  catalog: CatalogService;
+  snapshot: () => Snapshot;
+  totals: Totals;
+  live: LiveHolds;
+  settler: Settler;
+  log: Logger;
+  config: BudgetsConfig;
+}
+
+interface Refusal { scope: Scope; remaining: number; required: number }
+
+export const unavailable = (cause?: unknown): GatewayError =>
+  new GatewayError('budget_unavailable', 'Budgets or the rate limit cannot be checked right now; nothing was sent. Retry shortly.', { cause });
+
+function exceeded(r: Refusal): GatewayError {
+  return new GatewayError('budget_exceeded', `The ${r.scope} budget has no room for this request, even on a cheaper model; nothing was sent.`, {
+    details: { scope: r.scope, remaining_micro_usd: r.remaining, required_micro_usd: r.required },
+  });
+}
+
+function tracked(rc: RequestContext, p: Principal, model: CatalogModel, amount: number, lines: CapLine[], t: number): TrackedHold {
+  const k = lines.map((l): [string, CapLine['cap']['period']] => [l.total, l.cap.period]);
+  return { i: randomUUID(), a: amount, k, r: rc.id, w: p.workspaceId, p: p.personId, y: p.keyId, m: model.name, t };
+}
+
+/**
+ * The hold phase (README "Holds", "Cheaper model"): prices the request on the chosen model and
+ * reserves the hold against every applicable cap, together with the lines `admit` left pending
+ * (the rate limit), in ONE cache call. When a cap lacks room it tries the next model of the chain;
+ * none fits → 402 budget_exceeded. Returns the compensation that undoes the reservation.
+ */
+export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void | Compensation> {
+  const { principal, chat } = rc.state;
+  const chosen = rc.state.model ?? rc.state.candidates[0];
+  if (!principal || !chat || !chosen) return;
+  if (d.config.failClosedOnDatabase && d.totals.down) throw unavailable();
+  const pending = rc.state.reservations ?? [];
+  rc.state.reservations = [];
+  const snap = d.snapshot();
+  const caps = applicableCaps(snap.index, principal);
+  const chain = holdChain(chosen, rc.state.candidates, snap.fallbackModel.get(principal.workspaceId), rc.state.needs, chat.maxTokens, d.catalog);
+  const input = inputTokenBound(chat, d.config);
+  const graceMs = d.config.counterGraceSeconds * 1000;
+  const rooms = new Map<string, number>();
+  let refusal: Refusal | undefined;
+  for (const model of chain) {
+    const amount = holdMicroUsd(model, input, chat.maxTokens);
+    const now = Date.now();
+    const lines = amount > 0 ? capLines(caps, amount, now, d.totals.value, graceMs) : [];
+    // A counter that already refused a smaller or equal amount would refuse this one too.
+    if (lines.some((l) => (rooms.get(l.line.key) ?? Infinity) < amount)) continue;
+    const hold = amount > 0 ? tracked(rc, principal, model, amount, lines, now) : undefined;
+    const all = [...pending.map((p) => p.line), ...lines.map((l) => l.line)];
+    const member = hold ? encodeTrack(hold) : '';
+    const expiresAt = now + d.config.holdExpirySeconds * 1000;
+    let result;
+    try {
+      result = all.length > 0 || hold ? await d.cache.reserve(all, hold ? { key: holdsSet, member, score: expiresAt } : undefined) : ({ ok: true } as const);
+    } catch (err) {
+      throw unavailable(err);
+    }
+    if (!result.ok) {
+      if (result.index < pending.length) throw pending[result.index]!.refusal(result.current, result.ttlMs);
+      const c = lines[result.index - pending.length]!;
+      const room = Math.max(0, c.line.limit! - result.current);
+      rooms.set(c.line.key, room);
+      refusal ??= { scope: c.cap.scope, remaining: room, required: amount };
+      continue;
+    }
+    rc.state.model = model;
+    if (model !== chosen && refusal) rc.state.fallbackFrom = { model: chosen.name, scope: refusal.scope };
+    // Dispatch may still fall back before the first chunk: only to models this hold covers.
+    rc.state.candidates = [model, ...chain.filter((m) => m !== model && holdMicroUsd(m, input, chat.maxTokens) <= amount)];
+    const live = hold ? d.live.add(hold, member, expiresAt) : undefined;
+    rc.state.hold = live
+      ? { id: live.hold.i, amountMicroUsd: amount, release: (charge, outcome) => d.settler.release(live, charge, outcome) }
+      : null;
+    return () => undo(d, pending, live);
+  }
+  throw exceeded(refusal!);
+}
+
+/** A later phase failed before dispatch: give back the hold and the pending lines (never sent, charge 0). */
+async function undo(d: HoldDeps, pending: PendingReservation[], live: ReturnType<LiveHolds['add']> | undefined): Promise<void> {
+  const lines = pending.map((p) => ({ key: p.line.key, delta: -p.line.amount }));
+  if (live && !live.ended) await d.settler.release(live, 0, 'refused', lines);
+  else if (lines.length > 0) await d.cache.adjust(lines);
+}

@@ -1,0 +1,107 @@
+import {
+  AdminApiToken,
+  CacheToken,
+  CatalogToken,
+  chargeMicroUsd,
+  defineToken,
+  definePlugin,
+  IdentityToken,
+  StoreToken,
+  type PluginContext,
+} from '../../kernel/index.js';
+import { Alerts } from './alerts.js';
+import { Batch } from './batch.js';
+import { BudgetsConfigSchema, type BudgetsConfig } from './config.js';
+import { holdPhase } from './holds.js';
+import { LiveHolds } from './live.js';
+import { migrations } from './migrations.js';
+import { Reaper } from './reaper.js';
+import { holdColumns, Settler } from './settler.js';
+import { SnapshotSync } from './snapshot.js';
+import { Totals } from './totals.js';
+import { capRoutes } from './routes/caps.js';
+import { settingRoutes } from './routes/settings.js';
+import { spendRoutes } from './routes/spend.js';
+
+/** Writes buffered charges, ended holds and alert deliveries now (tests and the CLI read after it). */
+export const BudgetsFlushToken = defineToken<() => Promise<void>>('budgets.flush');
+/** Runs one reaper round now; resolves with the number of holds reaped (tests). */
+export const BudgetsReapToken = defineToken<() => Promise<number>>('budgets.reap');
+
+interface Running { sync: SnapshotSync; totals: Totals; holdLog: Batch; alerts: Alerts; reaper: Reaper; settler: Settler }
+
+/** One service's budgets state; several services may run in one process (tests). */
+const running = new WeakMap<object, Running>();
+const stateOf = (ctx: PluginContext<BudgetsConfig>): Running => running.get(ctx.container)!;
+
+const errorCode = (err: unknown): string => String((err as { code?: string }).code ?? 'error');
+
+/**
+ * Pricing holds, caps and running totals (SPEC.md "Pricing rules", "Budget holds", "Limits"):
+ * every request is priced before it is sent and reserved against every applicable cap in one cache
+ * call, moved to a cheaper model when a cap lacks room, settled with the real charge; alerts,
+ * and spend reporting in the admin API.
+ */
+export default definePlugin({
+  name: 'budgets',
+  dependsOn: ['admin-api', 'identity', 'catalog', 'tracing'],
+  config: BudgetsConfigSchema,
+  migrations,
+  register(ctx) {
+    const store = ctx.use(StoreToken);
+    const cache = ctx.use(CacheToken);
+    const catalog = ctx.use(CatalogToken);
+    const cfg = ctx.config;
+    const graceMs = cfg.counterGraceSeconds * 1000;
+    const sync = new SnapshotSync(store, cache, ctx.log, cfg.snapshotReloadMs);
+    const totals = new Totals(store, ctx.log, () => sync.current.caps, cfg.flushIntervalMs, cfg.totalsRefreshMs);
+    const holdLog = new Batch(store, 'budget_holds', holdColumns, cfg.flushIntervalMs, (rows, err) =>
+      ctx.log.warn('budget.flush_failed', { table: 'budget_holds', rows, error_code: errorCode(err) }),
+    );
+    const live = new LiveHolds();
+    const settler = new Settler(cache, live, totals, holdLog, ctx.log, graceMs);
+    const configured = cfg.alertWebhook.url ? { url: cfg.alertWebhook.url, secret: ctx.env[cfg.alertWebhook.secretEnv] ?? null } : null;
+    const alerts = new Alerts(store, ctx.log, () => sync.current.caps, () => sync.current.webhook ?? configured, cfg.alertWebhook);
+    totals.onWritten = (rows) => alerts.check(rows);
+    sync.onLoaded = () => void totals.refresh().catch(() => {});
+    const reaper = new Reaper(cache, live, totals, holdLog, ctx.log, { expiryMs: cfg.holdExpirySeconds * 1000, intervalMs: cfg.reaperIntervalMs, graceMs });
+    running.set(ctx.container, { sync, totals, holdLog, alerts, reaper, settler });
+
+    ctx.hook('hold', (rc) => holdPhase(rc, { cache, catalog, snapshot: () => sync.current, totals, live, settler, log: ctx.log, config: cfg }));
+    ctx.hook('settle', async (rc) => {
+      const { hold, outcome, model } = rc.state;
+      if (!hold) return;
+      const usage = outcome?.sent ? outcome.usage : null;
+      // The same charge the usage record carries (tracing), so totals equal the sum of usage records.
+      await hold.release(model && usage ? chargeMicroUsd(model, usage) : 0, outcome?.sent ? 'settled' : 'refused');
+    });
+
+    ctx.provide(BudgetsFlushToken, async () => {
+      await totals.flush();
+      await holdLog.flush();
+      await alerts.settle();
+    });
+    ctx.provide(BudgetsReapToken, () => reaper.tick());
+
+    const deps = { admin: ctx.use(AdminApiToken), identity: ctx.use(IdentityToken), catalog, store, sync, totals, log: ctx.log, defaults: cfg.defaultThresholds };
+    capRoutes(deps);
+    settingRoutes(deps);
+    spendRoutes(deps);
+  },
+  async start(ctx) {
+    const r = stateOf(ctx);
+    await r.sync.start();
+    await r.totals.refresh();
+    r.totals.start();
+    r.reaper.start();
+  },
+  async stop(ctx) {
+    const r = stateOf(ctx);
+    await r.reaper.stop();
+    r.settler.stop();
+    await r.sync.stop();
+    await r.totals.stop();
+    await r.holdLog.flush();
+    await r.alerts.settle(true);
+  },
+});

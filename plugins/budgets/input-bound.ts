@@ -1,0 +1,78 @@
+import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import type { ChatMessage, ChatRequest, ContentPart } from '../../kernel/index.js';
+
+/** How the input bound is made; every number is documented in the README (hold accuracy). */
+export interface BoundSettings {
+  /** Added to the tokenizers' count for vendors whose tokenizers count more (25 = ×1.25). */
+  marginPercent: number;
+  /** Role markers and separators a vendor adds around each message. */
+  messageOverheadTokens: number;
+  /** Reply priming and the request's own framing. */
+  requestOverheadTokens: number;
+  /** One image at its largest billed size. */
+  imageTokens: number;
+  /** One PDF page (its text plus a page image, as vendors that read PDFs bill them). */
+  pdfPageTokens: number;
+  /** Texts longer than this are bounded by their UTF-8 size instead of being tokenized. */
+  tokenizeMaxChars: number;
+}
+
+/** Specials such as `<|endoftext|>` are plain text in a prompt; never let them throw or count as one. */
+const asText = { disallowedSpecial: new Set<string>() };
+
+/**
+ * An upper bound of one text's tokens: the larger of the o200k and cl100k counts (they differ most
+ * on emoji and non-Latin scripts) plus the margin, and never less than one token per four
+ * characters (the rough count used for a reply that broke off without usage). A text too long to
+ * tokenize on the request path is bounded by its UTF-8 size, which no byte-level BPE tokenizer
+ * exceeds.
+ */
+export function textTokenBound(text: string, s: BoundSettings): number {
+  if (text.length === 0) return 0;
+  if (text.length > s.tokenizeMaxChars) return Buffer.byteLength(text, 'utf8');
+  const counted = Math.ceil((Math.max(o200k(text, asText), cl100k(text, asText)) * (100 + s.marginPercent)) / 100);
+  return Math.max(counted, Math.ceil(text.length / 4));
+}
+
+const pageObject = /\/Type\s*\/Page(?![A-Za-z])/g;
+
+/**
+ * Pages of a PDF given as a base64 data URL: its page objects. Files that hide them in compressed
+ * object streams count one page per 2 KB, a generous reading (the context window caps the total).
+ */
+export function pdfPages(dataUrl: string): number {
+  const comma = dataUrl.indexOf(',');
+  const bytes = Buffer.from(dataUrl.slice(comma + 1), 'base64');
+  const found = bytes.toString('latin1').match(pageObject)?.length ?? 0;
+  return found > 0 ? found : Math.max(1, Math.ceil(bytes.length / 2048));
+}
+
+function partBound(p: ContentPart, s: BoundSettings): number {
+  if (p.type === 'text') return textTokenBound(p.text, s);
+  if (p.type === 'image_url') return s.imageTokens;
+  return p.file.file_data ? pdfPages(p.file.file_data) * s.pdfPageTokens : s.pdfPageTokens;
+}
+
+function messageBound(m: ChatMessage, s: BoundSettings): number {
+  let n = s.messageOverheadTokens + textTokenBound(m.name ?? '', s);
+  if (typeof m.content === 'string') n += textTokenBound(m.content, s);
+  else if (Array.isArray(m.content)) for (const p of m.content) n += partBound(p, s);
+  for (const c of m.tool_calls ?? []) n += textTokenBound(c.function.name, s) + textTokenBound(c.function.arguments, s) + s.messageOverheadTokens;
+  if (m.tool_call_id) n += textTokenBound(m.tool_call_id, s);
+  return n;
+}
+
+/**
+ * An upper bound of the input tokens any vendor bills for the request (before the model's context
+ * window caps it): messages, tool definitions, attachments and framing.
+ *
+ * @example
+ * inputTokenBound({ model: 'x:y', messages: [{ role: 'user', content: 'hi' }], stream: false, includeUsage: false }, settings)
+ */
+export function inputTokenBound(chat: Pick<ChatRequest, 'messages' | 'tools'>, s: BoundSettings): number {
+  let n = s.requestOverheadTokens;
+  for (const m of chat.messages) n += messageBound(m, s);
+  if (chat.tools?.length) n += textTokenBound(JSON.stringify(chat.tools), s);
+  return n;
+}

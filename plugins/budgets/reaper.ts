@@ -1,0 +1,83 @@
+import type { CachePort, Logger } from '../../kernel/index.js';
+import type { Batch } from './batch.js';
+import type { LiveHolds } from './live.js';
+import { decodeTrack, holdsSet, moveLines } from './reservation.js';
+import { holdRow } from './settler.js';
+import type { Totals } from './totals.js';
+
+export interface ReaperSettings {
+  expiryMs: number;
+  intervalMs: number;
+  graceMs: number;
+}
+
+/**
+ * Finds holds that no process will settle (their process crashed or lost the cache for longer
+ * than the expiry): every replica keeps its own live holds' expiry pushed ahead, and takes
+ * expired ones out of the cache's set (atomically, so one replica reaps each), gives their amount
+ * back to every counter and records them `abandoned`.
+ */
+export class Reaper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly cache: CachePort,
+    private readonly live: LiveHolds,
+    private readonly totals: Totals,
+    private readonly holdLog: Batch,
+    private readonly log: Logger,
+    private readonly s: ReaperSettings,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running = this.running.then(async () => void (await this.tick())).catch(() => {});
+    }, this.s.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One round: keep ours alive, then reap what expired. */
+  async tick(now = Date.now()): Promise<number> {
+    await this.keepAlive(now);
+    return this.reap(now);
+  }
+
+  private async keepAlive(now: number): Promise<void> {
+    for (const l of this.live.all.values()) {
+      if (l.expiresAt - now > this.s.expiryMs / 2) continue;
+      const expiresAt = now + this.s.expiryMs;
+      // An empty reservation only (re)scores the member: one call per hold, twice per expiry.
+      await this.cache.reserve([], { key: holdsSet, member: l.member, score: expiresAt });
+      l.expiresAt = expiresAt;
+    }
+  }
+
+  private async reap(now: number): Promise<number> {
+    let count = 0;
+    for (let round = 0; round < 10; round++) {
+      const members = await this.cache.popExpired(holdsSet, now, 100);
+      for (const member of members) {
+        const h = decodeTrack(member);
+        if (!h) continue;
+        const mine = this.live.all.get(h.i);
+        if (mine && !mine.ended) {
+          // Ours and still running (this process was too busy to touch it): put it back.
+          await this.cache.reserve([], { key: holdsSet, member, score: now + this.s.expiryMs });
+          continue;
+        }
+        await this.cache.adjust(moveLines(h.k, h.a, -h.a, now, this.totals.value, this.s.graceMs));
+        this.holdLog.add(holdRow(h, null, 'abandoned', now));
+        count++;
+      }
+      if (members.length < 100) break;
+    }
+    if (count > 0) this.log.info('budget.holds_reaped', { count });
+    return count;
+  }
+}

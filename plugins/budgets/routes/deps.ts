@@ -1,0 +1,16 @@
+import type { AdminApi, CatalogService, IdentityService, Logger, Store } from '../../../kernel/index.js';
+import type { SnapshotSync } from '../snapshot.js';
+import type { Totals } from '../totals.js';
+
+/** What the admin routes of budgets need. */
+export interface RouteDeps {
+  admin: AdminApi;
+  identity: IdentityService;
+  catalog: CatalogService;
+  store: Store;
+  sync: SnapshotSync;
+  totals: Totals;
+  log: Logger;
+  /** Alert thresholds of a cap created without its own. */
+  defaults: number[];
+}

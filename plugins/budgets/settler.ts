@@ -1,0 +1,73 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AdjustLine, CachePort, Logger } from '../../kernel/index.js';
+import type { Batch } from './batch.js';
+import type { Live, LiveHolds } from './live.js';
+import { holdsSet, moveLines, type TrackedHold } from './reservation.js';
+import type { Totals } from './totals.js';
+
+export type HoldEnd = 'settled' | 'refused' | 'abandoned';
+
+export const holdColumns = [
+  'id', 'request_id', 'workspace_id', 'person_id', 'key_id', 'model', 'amount_micro_usd', 'charge_micro_usd', 'state', 'created_at', 'ended_at',
+] as const;
+
+/** The budget_holds row of a hold that is over; an abandoned hold's charge is unknown (null). */
+export function holdRow(h: TrackedHold, charge: number | null, state: HoldEnd, endedAt: number): Array<string | number | null> {
+  return [h.i, h.r, h.w, h.p, h.y, h.m, h.a, charge, state, h.t, endedAt];
+}
+
+/**
+ * Ends holds: moves every held counter by (charge − hold) and forgets the hold in the cache in one
+ * call, adds the charge to the durable running totals, and records the hold as over. A cache call
+ * that fails is retried in the background: until it lands the counters over-count (never under).
+ */
+export class Settler {
+  private readonly retrying = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly cache: CachePort,
+    private readonly live: LiveHolds,
+    private readonly totals: Totals,
+    private readonly holdLog: Batch,
+    private readonly log: Logger,
+    private readonly graceMs: number,
+  ) {}
+
+  /** `extra` lines (the rate-limit slot of an undone reservation) go in the same cache call. */
+  async release(l: Live, charge: number, outcome: 'settled' | 'refused', extra: AdjustLine[] = []): Promise<void> {
+    if (!this.live.end(l)) return;
+    const h = l.hold;
+    const t = Date.now();
+    const lines = [...moveLines(h.k, h.a, charge - h.a, t, this.totals.value, this.graceMs), ...extra];
+    this.totals.add({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t);
+    this.holdLog.add(holdRow(h, charge, outcome, t));
+    try {
+      await this.cache.adjust(lines, { key: holdsSet, member: l.member });
+    } catch {
+      this.retry(h.i, lines, l.member);
+    }
+  }
+
+  private retry(id: string, lines: AdjustLine[], member: string): void {
+    const run = (async () => {
+      for (let attempt = 2; attempt <= 10 && !this.stopped; attempt++) {
+        await sleep(Math.min(250 * 2 ** attempt, 30_000), undefined, { ref: false });
+        try {
+          await this.cache.adjust(lines, { key: holdsSet, member });
+          return;
+        } catch {
+          // still away; try again
+        }
+      }
+      // The reaper will give back the hold; the charge is in the durable totals.
+      this.log.warn('budget.settle_failed', { hold_id: id, attempts: 10 });
+    })();
+    this.retrying.add(run);
+    void run.finally(() => this.retrying.delete(run));
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+}

@@ -1,0 +1,38 @@
+import type { Migration } from '../../kernel/index.js';
+
+// Plain SQL both dialects accept. Booleans are 0/1 integers and times ISO-8601 text so that rows
+// read back identically from SQLite and PostgreSQL; prices are bigint micro-USD per million tokens.
+const providers = `create table catalog_providers (
+  name varchar(63) primary key,
+  vendor varchar(40) not null,
+  address varchar(2000) not null,
+  api_key_enc text,
+  check_status varchar(20) not null default 'unchecked',
+  checked_at varchar(40),
+  created_at varchar(40) not null,
+  updated_at varchar(40) not null
+)`;
+
+// No foreign key to catalog_providers: a removed provider's models stay (SPEC.md "Remove provider").
+const models = `create table catalog_models (
+  name varchar(400) primary key,
+  provider varchar(63) not null,
+  upstream_id varchar(300) not null,
+  display_name varchar(400) not null,
+  context_window integer not null,
+  output_limit integer not null,
+  input_micro_usd_per_mtok bigint,
+  output_micro_usd_per_mtok bigint,
+  can_read_images integer not null default 0,
+  can_read_pdf integer not null default 0,
+  can_call_tools integer not null default 0,
+  created_at varchar(40) not null,
+  updated_at varchar(40) not null
+)`;
+
+const index = 'create index catalog_models_provider on catalog_models (provider)';
+
+/** The catalog's tables. */
+export const migrations: Migration[] = [
+  { id: 'catalog-001-providers-models', sqlite: [providers, models, index], postgresql: [providers, models, index] },
+];

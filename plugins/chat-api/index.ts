@@ -1,0 +1,92 @@
+import {
+  definePlugin,
+  renderError,
+  toGatewayError,
+  sendJson,
+  Type,
+  CatalogToken,
+  IdentityToken,
+  LifecycleToken,
+  PipelineToken,
+  ProviderRegistryToken,
+  type RequestContext,
+} from '../../kernel/index.js';
+import { validateChatRequest } from './validate.js';
+import { selectExplicit, checkCapabilities } from './select.js';
+import { dispatch } from './dispatch.js';
+import { listModels } from './models.js';
+
+const MB = 1024 * 1024;
+
+/**
+ * The model API (SPEC.md Endpoints): GET /v1/models and POST /v1/chat/completions. It runs every
+ * model request through the pipeline and owns the authenticate, validate, select (explicit
+ * models), capabilities and dispatch hooks; other plugins hook admit, hold and settle.
+ */
+export default definePlugin({
+  name: 'chat-api',
+  dependsOn: ['identity', 'catalog', 'providers'],
+  config: Type.Object({
+    attachmentBytes: Type.Integer({ minimum: 1, default: 10 * MB }),
+    messageAttachmentBytes: Type.Integer({ minimum: 1, default: 20 * MB }),
+  }),
+  register(ctx) {
+    const identity = ctx.use(IdentityToken);
+    const catalog = ctx.use(CatalogToken);
+    const registry = ctx.use(ProviderRegistryToken);
+    const pipeline = ctx.use(PipelineToken);
+    const lifecycle = ctx.use(LifecycleToken);
+    const limits = { perAttachmentBytes: ctx.config.attachmentBytes, perMessageBytes: ctx.config.messageAttachmentBytes };
+
+    ctx.hook('authenticate', (rc) => {
+      rc.state.principal = identity.authenticate(rc.req.headers);
+    });
+    ctx.hook('validate', (rc) => {
+      const { chat, needs } = validateChatRequest(rc.body, limits);
+      rc.state.chat = chat;
+      rc.state.needs = needs;
+    });
+    ctx.hook('select', (rc) => selectExplicit(rc, catalog));
+    ctx.hook('capabilities', checkCapabilities);
+    ctx.hook('dispatch', (rc) => dispatch(rc, { registry, lifecycle }));
+
+    ctx.route('GET', '/v1/models', (rc) => {
+      identity.authenticate(rc.req.headers);
+      sendJson(rc.res, 200, listModels(catalog, []));
+    });
+
+    ctx.route('POST', '/v1/chat/completions', async (rc) => {
+      const rctx: RequestContext = {
+        id: rc.id,
+        receivedAt: new Date(),
+        startedAt: performance.now(),
+        req: rc.req,
+        res: rc.res,
+        signal: rc.signal,
+        headers: {},
+        body: undefined,
+        state: { candidates: [] },
+        phases: [],
+      };
+      try {
+        await pipeline.run(rctx, 'receive', 'receive');
+        rctx.body = await rc.readJson();
+        await pipeline.run(rctx, 'authenticate', 'hold');
+        await pipeline.run(rctx, 'dispatch', 'dispatch');
+      } catch (err) {
+        const g = toGatewayError(err);
+        const outcome = (rctx.state.outcome ??= { status: 0, errorCode: null, usage: null, sent: false, firstTokenMs: null, clientClosed: false });
+        outcome.status = g.status;
+        outcome.errorCode = g.code;
+        if (g.code === 'request_too_large') {
+          // The kernel answers it and discards the unread rest of the body; hooks' headers still go out.
+          for (const [k, v] of Object.entries(rctx.headers)) rc.res.setHeader(k, v);
+          throw g;
+        }
+        renderError(rc.res, g, rctx.headers);
+      } finally {
+        await pipeline.settle(rctx, () => {});
+      }
+    });
+  },
+});

@@ -1,0 +1,41 @@
+import type { CatalogModel, CatalogService } from '../../kernel/index.js';
+import { isPriced } from './select.js';
+
+export interface ModelEntry {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+  svc: Record<string, unknown>;
+}
+
+function entry(m: CatalogModel): ModelEntry {
+  return {
+    id: m.name,
+    object: 'model',
+    created: Math.floor(m.createdAt.getTime() / 1000),
+    owned_by: m.provider,
+    svc: {
+      display_name: m.displayName,
+      context_window: m.contextWindow,
+      output_limit: m.outputLimit,
+      capabilities: { images: m.canReadImages, pdf: m.canReadPdf, tools: m.canCallTools },
+      prices: { input_micro_usd_per_mtok: m.inputMicroUsdPerMTok, output_micro_usd_per_mtok: m.outputMicroUsdPerMTok },
+    },
+  };
+}
+
+/**
+ * GET /v1/models in the spec's order: `auto`, then `route/<name>` per enabled route (from the
+ * routing plugin, when present), then every priced model whose provider is configured.
+ */
+export function listModels(catalog: CatalogService, routes: Array<{ name: string; description?: string }>): { object: 'list'; data: ModelEntry[] } {
+  const data: ModelEntry[] = [{ id: 'auto', object: 'model', created: 0, owned_by: 'svc', svc: { display_name: 'Auto (workspace routing)' } }];
+  for (const r of routes) data.push({ id: `route/${r.name}`, object: 'model', created: 0, owned_by: 'svc', svc: { display_name: r.name, description: r.description ?? '' } });
+  for (const m of catalog.models()) {
+    const provider = catalog.provider(m.provider);
+    if (!provider || !isPriced(m) || (provider.builtIn && !provider.hasKey)) continue;
+    data.push(entry(m));
+  }
+  return { object: 'list', data };
+}

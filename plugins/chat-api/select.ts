@@ -1,0 +1,57 @@
+import { GatewayError, type CatalogModel, type CatalogService, type RequestContext } from '../../kernel/index.js';
+
+/** `<provider>:<model>`: split at the first colon; the id keeps its own colons and slashes. */
+export function isExplicit(model: string): boolean {
+  return !model.startsWith('route/') && model !== 'auto' && model.indexOf(':') > 0;
+}
+
+/** A model can be called only when it has both prices (SPEC.md: never called without a price). */
+export function isPriced(m: CatalogModel): boolean {
+  return m.inputMicroUsdPerMTok !== null && m.outputMicroUsdPerMTok !== null;
+}
+
+/**
+ * The select phase for explicit models. `auto` and `route/<name>` are left to the routing plugin;
+ * if nothing chose by the capabilities phase, that phase refuses.
+ */
+export function selectExplicit(ctx: RequestContext, catalog: CatalogService): void {
+  const name = ctx.state.chat!.model;
+  if (!isExplicit(name) || ctx.state.candidates.length > 0) return;
+  const model = catalog.model(name);
+  if (!model || !isPriced(model)) {
+    throw new GatewayError('model_not_found', `The model ${name} does not exist or has no price.`, { param: 'model' });
+  }
+  if (!catalog.provider(model.provider)) {
+    throw new GatewayError('provider_not_configured', `The provider ${model.provider} of model ${name} is not configured.`, { param: 'model' });
+  }
+  ctx.state.candidates = [model];
+  ctx.state.selection = { rule: 'explicit' };
+}
+
+/**
+ * The capabilities phase: drop candidates that cannot read the attachments or call tools
+ * (SPEC.md Capability rule), and check the output limit against the model that will answer.
+ */
+export function checkCapabilities(ctx: RequestContext): void {
+  const { chat, needs, candidates } = ctx.state;
+  if (candidates.length === 0) {
+    if (chat!.model === 'auto') throw new GatewayError('no_model', 'Nothing chose a model and the workspace has no default.', { param: 'model' });
+    throw new GatewayError('model_not_found', `No model or route named ${chat!.model}.`, { param: 'model' });
+  }
+  const able = candidates.filter(
+    (m) => (needs!.images === 0 || m.canReadImages) && (needs!.pdfs === 0 || m.canReadPdf) && (!needs!.tools || m.canCallTools),
+  );
+  if (able.length === 0) {
+    const first = candidates[0]!;
+    const what =
+      needs!.images > 0 && !first.canReadImages ? 'read the attached images' : needs!.pdfs > 0 && !first.canReadPdf ? 'read the attached PDF files' : 'call tools';
+    throw new GatewayError('unsupported_input', `The model ${first.name} cannot ${what}.`, { param: needs!.tools && what === 'call tools' ? 'tools' : 'messages' });
+  }
+  const max = chat!.maxTokens;
+  if (max !== undefined && max > able[0]!.outputLimit) {
+    throw new GatewayError('output_too_long', `max_tokens ${max} is above the output limit of ${able[0]!.name} (${able[0]!.outputLimit}).`, {
+      param: 'max_tokens',
+    });
+  }
+  ctx.state.candidates = able;
+}

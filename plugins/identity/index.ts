@@ -1,0 +1,58 @@
+import { AdminApiToken, CacheToken, definePlugin, IdentityToken, StoreToken, type PluginContext } from '../../kernel/index.js';
+import { IdentityConfigSchema, type IdentityConfig } from './config.js';
+import { migrations } from './migrations.js';
+import { SnapshotSync } from './sync.js';
+import { LastUsed } from './last-used.js';
+import { Resolver } from './resolver.js';
+import { bootstrapFromEnv, createAdminCommand } from './bootstrap.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { personRoutes } from './routes/persons.js';
+import { workspaceRoutes } from './routes/workspaces.js';
+import { keyRoutes } from './routes/keys.js';
+import type { Deps } from './deps.js';
+
+/** One service's identity state; several services may run in one process (tests), so it is kept per context. */
+const running = new WeakMap<object, Deps>();
+
+function depsOf(ctx: PluginContext<IdentityConfig>): Deps {
+  const d = running.get(ctx.container);
+  if (!d) throw new Error('identity: not registered');
+  return d;
+}
+
+/**
+ * Persons, sign-in sessions, workspaces, memberships and API keys. Provides IdentityToken, which
+ * recognises callers from an in-memory snapshot kept current on every replica, and the
+ * /admin/v1 endpoints that manage them.
+ */
+export default definePlugin({
+  name: 'identity',
+  dependsOn: ['admin-api'],
+  config: IdentityConfigSchema,
+  migrations,
+  commands: [createAdminCommand(depsOf)],
+  register(ctx) {
+    const store = ctx.use(StoreToken);
+    const sync = new SnapshotSync(store, ctx.use(CacheToken), ctx.log, ctx.config.reloadIntervalMs);
+    const lastUsed = new LastUsed(store, ctx.log, ctx.config.lastUsedFlushMs);
+    const resolver = new Resolver(() => sync.current, (keyId) => lastUsed.touch(keyId));
+    const d: Deps = { store, sync, lastUsed, resolver, config: ctx.config, log: ctx.log, admin: ctx.use(AdminApiToken) };
+    running.set(ctx.container, d);
+    ctx.provide(IdentityToken, resolver);
+    sessionRoutes(d);
+    personRoutes(d);
+    workspaceRoutes(d);
+    keyRoutes(d);
+  },
+  async start(ctx) {
+    const d = depsOf(ctx);
+    await d.sync.start();
+    await bootstrapFromEnv(d, ctx.env);
+    d.lastUsed.start();
+  },
+  async stop(ctx) {
+    const d = depsOf(ctx);
+    await d.lastUsed.stop();
+    await d.sync.stop();
+  },
+});

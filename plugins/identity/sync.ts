@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import type { CachePort, Logger, Store } from '../../kernel/index.js';
+import { emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
+
+export const changeChannel = 'identity.changed';
+
+/**
+ * Keeps this replica's snapshot current. A write on this replica reloads it before the response
+ * (so the writer sees its own change) and publishes a change message; every other replica reloads
+ * when the message arrives. Requests for a reload coalesce: while one runs, any number of new
+ * requests share a single follow-up reload, so a burst of changes costs at most two loads.
+ */
+export class SnapshotSync {
+  private snap: Snapshot = emptySnapshot();
+  private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => Promise<void>) | undefined;
+  /** Tells our own change messages apart from other replicas'. */
+  private readonly origin = randomBytes(8).toString('hex');
+
+  constructor(
+    private readonly store: Store,
+    private readonly cache: CachePort,
+    private readonly log: Logger,
+    private readonly intervalMs: number,
+  ) {}
+
+  get current(): Snapshot {
+    return this.snap;
+  }
+
+  /** Loads the first snapshot, listens for other replicas' changes and starts the safety-net timer. */
+  async start(): Promise<void> {
+    await this.reload();
+    this.unsubscribe = await this.cache.subscribe(changeChannel, (message) => {
+      if (message === this.origin) return;
+      this.reload().catch(() => {});
+    });
+    this.timer = setInterval(() => this.reload().catch(() => {}), this.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.unsubscribe?.().catch(() => {});
+    await this.queued?.catch(() => {});
+  }
+
+  /**
+   * After a committed write: reload here, then tell the other replicas. The write stands even if
+   * the reload fails (logged as identity.snapshot_failed); the next reload picks it up.
+   */
+  async changed(): Promise<void> {
+    await this.reload().catch(() => {});
+    await this.cache.publish(changeChannel, this.origin).catch(() => {
+      // The 30 s reload still brings the other replicas up to date if the cache is away.
+    });
+  }
+
+  /** A reload that starts after this call; concurrent calls share one. */
+  reload(): Promise<void> {
+    if (this.queued) return this.queued;
+    if (!this.running) return this.begin();
+    this.queued = this.running.catch(() => {}).then(() => {
+      this.queued = null;
+      return this.begin();
+    });
+    return this.queued;
+  }
+
+  private begin(): Promise<void> {
+    const started = performance.now();
+    const run = loadSnapshot(this.store, Date.now()).then(
+      (snap) => {
+        this.snap = snap;
+        this.log.debug('identity.snapshot_loaded', {
+          persons: snap.persons.size,
+          keys: snap.keysByHash.size,
+          sessions: snap.sessionsByHash.size,
+          duration_ms: Math.round(performance.now() - started),
+        });
+      },
+      (err: unknown) => {
+        this.log.warn('identity.snapshot_failed', { error_code: (err as { code?: string }).code ?? 'error' });
+        throw err;
+      },
+    );
+    const tracked: Promise<void> = run.finally(() => {
+      if (this.running === tracked) this.running = null;
+    });
+    this.running = tracked;
+    return tracked;
+  }
+}

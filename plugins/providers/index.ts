@@ -1,0 +1,50 @@
+import { CatalogToken, definePlugin, ProviderRegistryToken, Type } from '../../kernel/index.js';
+import { discoverVendors } from './discover.js';
+import { Registry } from './registry.js';
+
+declare module '../../kernel/index.js' {
+  interface LogEvents {
+    'providers.loaded': { vendors: readonly string[] };
+  }
+}
+
+/** Upstream timeouts and pool size; every field has a default, so `"providers": {}` is enough. */
+export const providersConfig = Type.Object(
+  {
+    /** Connecting to a provider (TCP + TLS). */
+    connectMs: Type.Integer({ minimum: 1, default: 5000 }),
+    /** Request sent → response headers and first chunk (whole replies: the whole body). */
+    firstByteMs: Type.Integer({ minimum: 1, default: 120_000 }),
+    /** Longest gap between two stream chunks. */
+    idleMs: Type.Integer({ minimum: 1, default: 60_000 }),
+    /** Keep-alive connections per provider. */
+    connections: Type.Integer({ minimum: 1, default: 128 }),
+  },
+  { additionalProperties: false },
+);
+
+/** Per service (tests run several in one process): keyed by the plugin's own container. */
+const registries = new WeakMap<object, Registry>();
+
+/**
+ * The provider registry (`ProviderRegistryToken`): vendor adapter factories found by folder under
+ * providers/, and one cached adapter per provider built from the catalog's rows and keys.
+ */
+export const providersPlugin = definePlugin({
+  name: 'providers',
+  config: providersConfig,
+  async register(ctx) {
+    const factories = await discoverVendors();
+    const { connectMs, firstByteMs, idleMs, connections } = ctx.config;
+    const registry = new Registry(factories, () => ctx.optional(CatalogToken), { timeouts: { connectMs, firstByteMs, idleMs }, connections });
+    registries.set(ctx.container, registry);
+    ctx.provide(ProviderRegistryToken, registry);
+    ctx.log.info('providers.loaded', { vendors: registry.vendors() });
+  },
+  async stop(ctx) {
+    await registries.get(ctx.container)?.close();
+    registries.delete(ctx.container);
+  },
+});
+
+export default providersPlugin;

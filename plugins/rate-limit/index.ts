@@ -1,0 +1,59 @@
+import { CacheToken, definePlugin, GatewayError, Type, type CachePort, type Compensation, type RequestContext } from '../../kernel/index.js';
+import { rateLimited, rateLine, retryAfter, type Allowance } from './window.js';
+
+const owner = 'rate-limit';
+
+/**
+ * Reserves what `admit` left pending when no budgets plugin took it in its single reservation:
+ * one cache round trip for the rate lines alone. Fails closed (503 budget_unavailable).
+ */
+async function reservePending(ctx: RequestContext, cache: CachePort): Promise<void | Compensation> {
+  const pending = ctx.state.reservations?.filter((r) => r.owner === owner) ?? [];
+  if (pending.length === 0) return;
+  ctx.state.reservations = ctx.state.reservations!.filter((r) => r.owner !== owner);
+  const lines = pending.map((p) => p.line);
+  let result;
+  try {
+    result = await cache.reserve(lines);
+  } catch (err) {
+    throw new GatewayError('budget_unavailable', 'The rate limit cannot be checked right now; nothing was sent. Retry shortly.', { cause: err });
+  }
+  if (!result.ok) throw pending[result.index]!.refusal(result.current, result.ttlMs);
+  return async () => {
+    await cache.adjust(lines.map((l) => ({ key: l.key, delta: -l.amount })));
+  };
+}
+
+/**
+ * The per-person rate limit (SPEC.md Limits): all keys of a person and their own chat share one
+ * allowance across workspaces; it counts started model requests, also to models priced 0.00.
+ * `admit` only asks for a counter line; the budgets `hold` hook reserves it together with the
+ * budget hold in one cache round trip, or this plugin's own `hold` hook does when budgets is off.
+ */
+export default definePlugin({
+  name: owner,
+  config: Type.Object(
+    {
+      /** Model requests one person may start per window. */
+      requests: Type.Integer({ minimum: 1, default: 60 }),
+      /** Length of the fixed window. */
+      windowSeconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
+    },
+    { additionalProperties: false, default: {} },
+  ),
+  register(ctx) {
+    const cache = ctx.use(CacheToken);
+    const allowance: Allowance = { requests: ctx.config.requests, windowMs: ctx.config.windowSeconds * 1000 };
+    ctx.hook('admit', (rc) => {
+      const person = rc.state.principal?.personId;
+      if (!person) return;
+      const { windowEnd, ...line } = rateLine(person, allowance, Date.now());
+      (rc.state.reservations ??= []).push({
+        owner,
+        line,
+        refusal: (_current, ttlMs) => rateLimited(retryAfter(ttlMs, windowEnd, Date.now()), allowance),
+      });
+    });
+    ctx.hook('hold', (rc) => reservePending(rc, cache));
+  },
+});

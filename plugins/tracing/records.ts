@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { chargeMicroUsd, type RequestContext } from '../../kernel/index.js';
+
+export const usageColumns = [
+  'id', 'created_at', 'workspace_id', 'person_id', 'key_id', 'provider', 'model', 'prompt_tokens', 'completion_tokens',
+  'cached_tokens', 'reasoning_tokens', 'cost_micro_usd', 'status', 'error_code', 'latency_ms', 'ttft_ms', 'stream', 'client_closed',
+] as const;
+
+export const spanColumns = ['trace_id', 'span_id', 'parent_span_id', 'name', 'start_us', 'duration_us', 'status', 'attributes'] as const;
+
+/** One usage record of a request: who, which model, tokens, charge, outcome. Never prompt or reply text. */
+export function usageRow(ctx: RequestContext, latencyMs: number): Array<string | number | null> {
+  const { principal, model, outcome, chat } = ctx.state;
+  const usage = outcome?.sent ? outcome.usage : null;
+  const cost = model && usage ? chargeMicroUsd(model, usage) : 0;
+  return [
+    ctx.id,
+    ctx.receivedAt.getTime(),
+    principal?.workspaceId ?? null,
+    principal?.personId ?? null,
+    principal?.keyId ?? null,
+    outcome?.sent ? (model?.provider ?? null) : null,
+    model?.name ?? null,
+    usage?.prompt_tokens ?? 0,
+    usage?.completion_tokens ?? 0,
+    usage?.prompt_tokens_details?.cached_tokens ?? 0,
+    usage?.completion_tokens_details?.reasoning_tokens ?? 0,
+    cost,
+    outcome?.clientClosed && outcome.status === 0 ? 499 : (outcome?.status ?? 0),
+    outcome?.errorCode ?? null,
+    Math.round(latencyMs),
+    outcome?.firstTokenMs ?? null,
+    chat?.stream ? 1 : 0,
+    outcome?.clientClosed ? 1 : 0,
+  ];
+}
+
+/**
+ * The request's spans: a root span and one child per pipeline phase that ran. Attributes are ids,
+ * models, token counts, costs, timings and outcomes; never prompt or reply text.
+ */
+export function spanRows(ctx: RequestContext, latencyMs: number, usage: Array<string | number | null>): Array<Array<string | number | null>> {
+  const startUs = ctx.receivedAt.getTime() * 1000;
+  const root = randomBytes(8).toString('hex');
+  const { outcome, model, principal, selection } = ctx.state;
+  const failed = outcome?.errorCode ? 'error' : 'ok';
+  const attributes = {
+    'svc.workspace_id': principal?.workspaceId ?? null,
+    'svc.person_id': principal?.personId ?? null,
+    'svc.key_id': principal?.keyId ?? null,
+    'svc.model': model?.name ?? null,
+    'svc.provider': outcome?.sent ? (model?.provider ?? null) : null,
+    'svc.routing_rule': selection?.rule ?? null,
+    'svc.prompt_tokens': usage[7],
+    'svc.completion_tokens': usage[8],
+    'svc.cost_micro_usd': usage[11],
+    'svc.status': usage[12],
+    'svc.error_code': outcome?.errorCode ?? null,
+    'svc.ttft_ms': outcome?.firstTokenMs ?? null,
+  };
+  const rows: Array<Array<string | number | null>> = [[ctx.id, root, null, 'chat.completions', startUs, Math.round(latencyMs * 1000), failed, JSON.stringify(attributes)]];
+  for (const p of ctx.phases ?? []) {
+    rows.push([ctx.id, randomBytes(8).toString('hex'), root, `phase.${p.phase}`, startUs + Math.round(p.start * 1000), Math.round((p.end - p.start) * 1000), 'ok', '{}']);
+  }
+  return rows;
+}

@@ -1,0 +1,252 @@
+import { Pool, type Dispatcher } from 'undici';
+import { isGatewayError, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter } from '../../kernel/index.js';
+import type { ProviderCheckStatus, ProviderSettings, UpstreamCall, Usage } from '../../kernel/index.js';
+import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } from './transform.js';
+import { SseDecoder } from './sse.js';
+import { fromVendorError, interrupted, parseVendorError, transportFailure, unavailable, type ErrorContext, type Failure } from './errors.js';
+
+/** Settings plus the pool size the providers plugin passes along (not part of the kernel contract). */
+export interface AdapterSettings extends ProviderSettings {
+  /** Keep-alive connections to this provider (default 128). */
+  connections?: number;
+}
+
+type Body = Dispatcher.ResponseData['body'];
+const replyLimit = 64 * 1024 * 1024;
+const errorLimit = 1024 * 1024;
+
+/** One timer that aborts a call: a whole-call deadline first, then an idle gap between chunks. */
+class Deadline {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  fired: 'timeout' | 'idle' | undefined;
+  readonly signal = this.controller.signal;
+  arm(ms: number, why: 'timeout' | 'idle'): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.fired = why;
+      this.controller.abort(new Error(why));
+    }, ms);
+  }
+  abort(): void {
+    this.clear();
+    this.controller.abort(new Error('done'));
+  }
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+async function readText(body: Body, limit: number): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const buf of body as AsyncIterable<Buffer>) {
+    size += buf.length;
+    if (size > limit) {
+      body.destroy();
+      break;
+    }
+    parts.push(buf);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function target(address: string): URL | undefined {
+  const url = URL.canParse(address) ? new URL(address) : undefined;
+  return url?.protocol === 'http:' || url?.protocol === 'https:' ? url : undefined;
+}
+
+/**
+ * The adapter for any Chat-Completions-compatible server (ARCHITECTURE.md §6): one undici Pool per
+ * provider with keep-alive connections. `connectMs` bounds connecting, `firstByteMs` the wait for
+ * the response headers and first chunk (whole replies: the whole body), `idleMs` the gap between
+ * chunks. The call's signal aborts the upstream request, so a client that leaves frees the slot.
+ */
+export class OpenAICompatibleAdapter implements ProviderAdapter {
+  private readonly url: URL | undefined;
+  private readonly pool: Pool | undefined;
+  private readonly base: string;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly settings: AdapterSettings) {
+    this.url = target(settings.address);
+    this.base = (this.url?.pathname ?? '').replace(/\/+$/, '');
+    const t = settings.timeouts;
+    this.pool = this.url
+      ? new Pool(this.url.origin, {
+          connections: settings.connections ?? 128,
+          connectTimeout: t.connectMs,
+          headersTimeout: t.firstByteMs,
+          // Backstops only: the call's own timers apply firstByteMs to the first chunk and idleMs after it.
+          // keepAliveTimeout stays at undici's 4 s, under the 5 s idle close of uvicorn, Node and httplib.
+          bodyTimeout: Math.max(t.idleMs, t.firstByteMs),
+        })
+      : undefined;
+  }
+
+  private context(upstreamModel?: string): ErrorContext {
+    const s = this.settings;
+    const secrets = [s.address, this.url?.origin ?? '', this.url?.host ?? '', s.apiKey ?? ''];
+    return upstreamModel === undefined ? { provider: s.name, secrets } : { provider: s.name, upstreamModel, secrets };
+  }
+
+  private headers(accept: string, json: boolean): Record<string, string> {
+    const h: Record<string, string> = { accept };
+    if (json) h['content-type'] = 'application/json';
+    if (this.settings.apiKey) h.authorization = `Bearer ${this.settings.apiKey}`;
+    return h;
+  }
+
+  private post(body: unknown, stream: boolean, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+    if (!this.pool) throw new Error('invalid provider address');
+    return this.pool.request({
+      path: `${this.base}/chat/completions`,
+      method: 'POST',
+      headers: this.headers(stream ? 'text/event-stream' : 'application/json', true),
+      body: JSON.stringify(body),
+      signal,
+    });
+  }
+
+  /** A thrown non-GatewayError as what it means: the client's own abort, or a provider failure. */
+  private failure(err: unknown, call: UpstreamCall, deadline: Deadline, ctx: ErrorContext, started: boolean, usage?: Usage): unknown {
+    if (call.signal.aborted) return call.signal.reason ?? err;
+    const why: Failure = deadline.fired ?? (this.pool ? transportFailure(err) : 'connect');
+    return started ? interrupted(ctx, why, usage) : unavailable(ctx, why);
+  }
+
+  async complete(call: UpstreamCall): Promise<ChatCompletion> {
+    const ctx = this.context(call.model.upstreamId);
+    const deadline = new Deadline();
+    deadline.arm(this.settings.timeouts.firstByteMs, 'timeout');
+    try {
+      const body = toVendorRequest({ model: call.model, request: { ...call.request, stream: false } });
+      const res = await this.post(body, false, AbortSignal.any([call.signal, deadline.signal]));
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      const text = await readText(res.body, ok ? replyLimit : errorLimit);
+      if (!ok) throw fromVendorError(res.statusCode, res.headers, text, ctx);
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw unavailable(ctx, 'malformed');
+      }
+      const reply = fromVendorReply(json);
+      if (reply) return reply;
+      const e = parseVendorError(json);
+      throw e.message ? fromVendorError(e.status ?? 502, res.headers, json, ctx) : unavailable(ctx, 'malformed');
+    } catch (err) {
+      throw isGatewayError(err) ? err : this.failure(err, call, deadline, ctx, false);
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  async stream(call: UpstreamCall): Promise<AsyncIterable<ChatCompletionChunk>> {
+    const ctx = this.context(call.model.upstreamId);
+    const deadline = new Deadline();
+    deadline.arm(this.settings.timeouts.firstByteMs, 'timeout');
+    let res: Dispatcher.ResponseData;
+    try {
+      const body = toVendorRequest({ model: call.model, request: { ...call.request, stream: true } });
+      res = await this.post(body, true, AbortSignal.any([call.signal, deadline.signal]));
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        const text = await readText(res.body, errorLimit);
+        throw fromVendorError(res.statusCode, res.headers, text, ctx);
+      }
+    } catch (err) {
+      deadline.clear();
+      throw isGatewayError(err) ? err : this.failure(err, call, deadline, ctx, false);
+    }
+    // Wait for the first event, so an error before any chunk is still an ordinary error the
+    // dispatcher may retry or fall back on (SPEC "Streamed reply": not started).
+    const chunks = this.read(res.body, call, deadline, ctx);
+    let first: IteratorResult<ChatCompletionChunk> | undefined = await chunks.next();
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: () => {
+          const f = first;
+          first = undefined;
+          return f ? Promise.resolve(f) : chunks.next();
+        },
+        return: async () => {
+          first = undefined;
+          return chunks.return(undefined);
+        },
+      }),
+    };
+  }
+
+  private async *read(body: Body, call: UpstreamCall, deadline: Deadline, ctx: ErrorContext): AsyncGenerator<ChatCompletionChunk, void, undefined> {
+    const sse = new SseDecoder();
+    let started = false;
+    let done = false;
+    let usage: Usage | undefined;
+    const handle = (item: StreamItem): ChatCompletionChunk | undefined => {
+      if (item.kind === 'done') done = true;
+      else if (item.kind === 'malformed') throw started ? interrupted(ctx, 'malformed', usage) : unavailable(ctx, 'malformed');
+      else if (item.kind === 'error') {
+        throw started ? interrupted(ctx, 'error_event', usage) : fromVendorError(parseVendorError(item.body).status ?? 502, {}, item.body, ctx);
+      } else return item.chunk;
+      return undefined;
+    };
+    try {
+      const events = async function* (): AsyncGenerator<StreamItem> {
+        for await (const buf of body as AsyncIterable<Buffer>) for (const ev of sse.push(buf)) yield readStreamEvent(ev.event, ev.data);
+        for (const ev of sse.end()) yield readStreamEvent(ev.event, ev.data);
+      };
+      for await (const item of events()) {
+        if (done) continue; // drain to EOF after [DONE] so the keep-alive connection is reused
+        const chunk = handle(item);
+        if (!chunk) continue;
+        if (chunk.usage) usage = chunk.usage;
+        started = true;
+        deadline.arm(this.settings.timeouts.idleMs, 'idle');
+        yield chunk;
+      }
+      if (!done) throw started ? interrupted(ctx, 'eof', usage) : unavailable(ctx, 'eof');
+    } catch (err) {
+      if (done) return; // trailing bytes after [DONE] failed to arrive: the reply is complete
+      throw isGatewayError(err) ? err : this.failure(err, call, deadline, ctx, started, usage);
+    } finally {
+      if (done) deadline.clear();
+      else deadline.abort(); // consumer stopped early or the stream failed: free the upstream request
+    }
+  }
+
+  async check(signal: AbortSignal): Promise<Exclude<ProviderCheckStatus, 'unchecked'>> {
+    if (!this.pool) return 'could_not_connect';
+    const deadline = new Deadline();
+    deadline.arm(this.settings.timeouts.connectMs + this.settings.timeouts.firstByteMs, 'timeout');
+    try {
+      const res = await this.pool.request({
+        path: `${this.base}/models`,
+        method: 'GET',
+        headers: this.headers('application/json', false),
+        signal: AbortSignal.any([signal, deadline.signal]),
+      });
+      await res.body.dump({ limit: errorLimit }).catch(() => undefined);
+      // Any HTTP answer proves something listens at the address (SPEC "Provider check result").
+      return res.statusCode === 401 || res.statusCode === 403 ? 'key_refused' : 'connected';
+    } catch {
+      return 'could_not_connect';
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /** Lets in-flight calls finish for a few seconds, then drops the pool's connections. */
+  close(graceMs = 5000): Promise<void> {
+    const pool = this.pool;
+    if (!pool) return Promise.resolve();
+    this.closing ??= (async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const forced = new Promise<void>((done) => {
+        timer = setTimeout(() => void pool.destroy().catch(() => undefined).then(done), graceMs);
+      });
+      await Promise.race([pool.close().catch(() => undefined), forced]);
+      clearTimeout(timer);
+    })();
+    return this.closing;
+  }
+}
