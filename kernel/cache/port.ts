@@ -66,7 +66,11 @@ export interface CachePort {
   /** Removes and returns up to `limit` members of a sorted set whose score is <= maxScore. */
   popExpired(key: string, maxScore: number, limit: number): Promise<string[]>;
   publish(channel: string, message: string): Promise<void>;
-  /** Calls `handler` for each message on the channel, from any replica (this one included); returns an unsubscribe. */
+  /**
+   * Calls `handler` for each message on the channel, from any replica (this one included); returns
+   * an unsubscribe. Resolves even while the cache is unreachable: the subscription is made when it
+   * connects. Messages published while it was away are lost, so subscribers also reload periodically.
+   */
   subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

@@ -217,6 +217,12 @@ export class RedisCache implements CachePort {
     await this.run((r) => r.publish(this.k(channel), message));
   }
 
+  /**
+   * Never rejects for an unreachable Redis: the handler is kept and the channel is subscribed as
+   * soon as the connection is ready (and again after every reconnect), so a replica that starts
+   * while Redis is down still hears changes once it is back. Messages published while it was
+   * away are lost; subscribers reload periodically for that.
+   */
   async subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>> {
     const sub = this.subscriber();
     const ch = this.k(channel);
@@ -224,15 +230,14 @@ export class RedisCache implements CachePort {
     if (!hs) this.handlers.set(ch, (hs = new Set()));
     hs.add(handler);
     try {
-      // Every call subscribes, so none returns before the server confirms; re-subscribing is a no-op.
+      // Confirmed before returning when Redis answers, so a publish right after is heard.
       await this.up(sub);
       await sub.subscribe(ch);
-    } catch (err) {
-      this.drop(ch, handler);
-      throw err;
+    } catch {
+      // Unreachable now: the 'ready' listener subscribes every channel once it connects.
     }
     return async () => {
-      if (this.drop(ch, handler) && this.sub?.status === 'ready') await this.sub.unsubscribe(ch);
+      if (this.drop(ch, handler) && this.sub?.status === 'ready') await this.sub.unsubscribe(ch).catch(() => undefined);
     };
   }
 
@@ -249,6 +254,11 @@ export class RedisCache implements CachePort {
     if (this.closed) throw new Error('cache: closed');
     if (!this.sub) {
       this.sub = this.watch(this.redis.duplicate());
+      const sub = this.sub;
+      sub.on('ready', () => {
+        const channels = [...this.handlers.keys()];
+        if (channels.length > 0) sub.subscribe(...channels).catch(() => undefined);
+      });
       this.sub.on('message', (ch: string, message: string) => {
         // Like the memory cache: a throwing handler must not break the client's reply parsing.
         for (const h of this.handlers.get(ch) ?? []) queueMicrotask(() => h(message));

@@ -70,7 +70,10 @@ export function indexCaps(caps: Cap[]): CapIndex {
   return index;
 }
 
-/** The caps a request spends against, instance first. */
+/**
+ * The caps a request spends against, narrowest first: when several lack room, the reservation
+ * reports the first, so a refusal names the cap closest to the caller (their key, then themselves).
+ */
 export function applicableCaps(index: CapIndex, p: Pick<Principal, 'workspaceId' | 'personId' | 'keyId'>): Cap[] {
-  return principalScopes(p).flatMap(({ scope, id }) => index.get(`${scope}:${id}`) ?? []);
+  return principalScopes(p).reverse().flatMap(({ scope, id }) => index.get(`${scope}:${id}`) ?? []);
 }

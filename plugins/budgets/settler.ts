@@ -52,7 +52,7 @@ export class Settler {
   private retry(id: string, lines: AdjustLine[], member: string): void {
     const run = (async () => {
       for (let attempt = 2; attempt <= 10 && !this.stopped; attempt++) {
-        await sleep(Math.min(250 * 2 ** attempt, 30_000), undefined, { ref: false });
+        await sleep(Math.min(250 * 2 ** (attempt - 2), 30_000), undefined, { ref: false });
         try {
           await this.cache.adjust(lines, { key: holdsSet, member });
           return;

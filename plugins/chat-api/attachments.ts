@@ -47,7 +47,9 @@ function decodeDataUrl(url: unknown, param: string, limits: AttachmentLimits, al
   const type = m[1]!.toLowerCase();
   if (!allowed(type)) throw bad(param, `Attachments of type ${type} are not accepted here.`);
   const payload = url.slice(m[0].length);
-  if (Math.floor((payload.length * 3) / 4) > limits.perAttachmentBytes) {
+  // Padding is not data: without subtracting it, a file of exactly the limit was refused.
+  const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
+  if (Math.floor((payload.length * 3) / 4) - padding > limits.perAttachmentBytes) {
     throw bad(param, `An attachment may be at most ${Math.floor(limits.perAttachmentBytes / (1024 * 1024))} MB.`);
   }
   if (payload.length === 0 || payload.length % 4 !== 0 || !base64Body.test(payload)) throw bad(param, 'The attachment is not valid base64.');

@@ -110,7 +110,7 @@ async function wholeReply(ctx: RequestContext, adapter: ProviderAdapter, call: U
   outcome.firstTokenMs = Math.round(performance.now() - ctx.startedAt);
   completion.model = call.model.name;
   conform(completion);
-  outcome.usage = completion.usage ?? producedUsage(call.request.messages, completion.choices[0]?.message.content ?? '');
+  outcome.usage = completion.usage ?? producedUsage(call.request.messages, completion.choices[0]?.message.content ?? '', call.request.maxTokens);
   outcome.status = 200;
   sendJson(ctx.res, 200, completion, replyHeaders(ctx, call.model));
 }
@@ -164,6 +164,6 @@ async function streamReply(ctx: RequestContext, adapter: ProviderAdapter, call: 
     await iterator.return?.().catch(() => {});
   } finally {
     lifecycle.expired.removeEventListener('abort', onExpired);
-    outcome.usage = usage ?? producedUsage(call.request.messages, produced);
+    outcome.usage = usage ?? producedUsage(call.request.messages, produced, call.request.maxTokens);
   }
 }

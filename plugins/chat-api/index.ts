@@ -76,8 +76,16 @@ export default definePlugin({
       } catch (err) {
         const g = toGatewayError(err);
         const outcome = (rctx.state.outcome ??= { status: 0, errorCode: null, usage: null, sent: false, firstTokenMs: null, clientClosed: false });
+        if (rc.signal.aborted) {
+          // The client left (the upstream call was aborted for it): nobody to answer, and not a
+          // failure of the service. The record says client_closed with status 499.
+          outcome.clientClosed = true;
+          return;
+        }
         outcome.status = g.status;
         outcome.errorCode = g.code;
+        // As the kernel does for routes that let errors through: this route renders its own, so it logs them too.
+        if (g.status >= 500) ctx.log.warn('request.failed', { request_id: rc.id, status: g.status, code: g.code });
         if (g.code === 'request_too_large') {
           // The kernel answers it and discards the unread rest of the body; hooks' headers still go out.
           for (const [k, v] of Object.entries(rctx.headers)) rc.res.setHeader(k, v);

@@ -17,12 +17,16 @@ export function isPriced(m: CatalogModel): boolean {
 export function selectExplicit(ctx: RequestContext, catalog: CatalogService): void {
   const name = ctx.state.chat!.model;
   if (!isExplicit(name) || ctx.state.candidates.length > 0) return;
+  // SPEC.md Errors: provider_not_configured also when the provider part matches no provider, and
+  // when a built-in vendor has no key (the same rule that keeps its models off GET /v1/models).
+  const providerName = name.slice(0, name.indexOf(':'));
+  const provider = catalog.provider(providerName);
+  if (!provider || (provider.builtIn && !provider.hasKey)) {
+    throw new GatewayError('provider_not_configured', `The provider ${providerName} of model ${name} is not configured.`, { param: 'model' });
+  }
   const model = catalog.model(name);
   if (!model || !isPriced(model)) {
     throw new GatewayError('model_not_found', `The model ${name} does not exist or has no price.`, { param: 'model' });
-  }
-  if (!catalog.provider(model.provider)) {
-    throw new GatewayError('provider_not_configured', `The provider ${model.provider} of model ${name} is not configured.`, { param: 'model' });
   }
   ctx.state.candidates = [model];
   ctx.state.selection = { rule: 'explicit' };

@@ -19,9 +19,12 @@ export function estimatePromptTokens(messages: ChatMessage[]): number {
   return Math.ceil(chars / 4);
 }
 
-/** Usage for a reply that ended without the provider's figures. */
-export function producedUsage(messages: ChatMessage[], producedText: string): Usage {
+/**
+ * Usage for a reply that ended without the provider's figures. The estimate never exceeds the
+ * request's output limit: the provider cannot have produced more, and the hold covers exactly that.
+ */
+export function producedUsage(messages: ChatMessage[], producedText: string, maxTokens?: number): Usage {
   const prompt = estimatePromptTokens(messages);
-  const completion = estimateTokens(producedText);
+  const completion = Math.min(estimateTokens(producedText), maxTokens ?? Infinity);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }

@@ -5,6 +5,12 @@ const roles = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 const toolName = /^[a-zA-Z0-9_-]{1,64}$/;
 /** Larger values are refused rather than forwarded: no model takes more output than this. */
 const maxTokensCeiling = 10_000_000;
+/**
+ * Tool parameters are the one client JSON forwarded as is. JSON.stringify recurses, so a schema
+ * nested a few thousand deep would throw while the upstream body is written (and read as a
+ * provider failure); no real schema comes near this depth.
+ */
+const maxSchemaDepth = 64;
 
 type Json = Record<string, unknown>;
 
@@ -14,6 +20,18 @@ function bad(param: string, message: string): GatewayError {
 
 function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** True when `v` nests objects or arrays deeper than `max`; iterative, so any depth is safe to check. */
+function nestedDeeperThan(v: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[v, 1]];
+  while (stack.length > 0) {
+    const [x, depth] = stack.pop()!;
+    if (typeof x !== 'object' || x === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(x) ? x : Object.values(x)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function optionalNumber(body: Json, key: string, min: number, max: number): number | undefined {
@@ -62,6 +80,9 @@ function toolsField(body: Json): ToolDefinition[] | undefined {
     if (typeof f.name !== 'string' || !toolName.test(f.name)) throw bad(`${p}.function.name`, 'A tool name is 1 to 64 letters, digits, underscores or dashes.');
     if (f.description !== undefined && typeof f.description !== 'string') throw bad(`${p}.function.description`, 'description must be a string.');
     if (f.parameters !== undefined && !isObject(f.parameters)) throw bad(`${p}.function.parameters`, 'parameters must be a JSON Schema object.');
+    if (f.parameters !== undefined && nestedDeeperThan(f.parameters, maxSchemaDepth)) {
+      throw bad(`${p}.function.parameters`, `parameters may nest at most ${maxSchemaDepth} levels deep.`);
+    }
     const fn: ToolDefinition['function'] = { name: f.name };
     if (f.description !== undefined) fn.description = f.description as string;
     if (f.parameters !== undefined) fn.parameters = f.parameters as Record<string, unknown>;

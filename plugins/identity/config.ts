@@ -45,6 +45,7 @@ declare module '../../kernel/index.js' {
     'identity.bootstrap_skipped': { reason: 'admin_exists' | 'email_taken' };
     'identity.snapshot_loaded': { persons: number; keys: number; sessions: number; duration_ms: number };
     'identity.snapshot_failed': { error_code: string };
+    'identity.subscribe_failed': { error_code: string };
     'identity.last_used_flushed': { keys: number };
     'identity.last_used_flush_failed': { keys: number; error_code: string };
   }

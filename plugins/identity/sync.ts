@@ -3,6 +3,7 @@ import type { CachePort, Logger, Store } from '../../kernel/index.js';
 import { emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
 
 export const changeChannel = 'identity.changed';
+const retryMs = 2000;
 
 /**
  * Keeps this replica's snapshot current. A write on this replica reloads it before the response
@@ -15,7 +16,9 @@ export class SnapshotSync {
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
   private timer: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
   private unsubscribe: (() => Promise<void>) | undefined;
+  private stopped = false;
   /** Tells our own change messages apart from other replicas'. */
   private readonly origin = randomBytes(8).toString('hex');
 
@@ -30,19 +33,39 @@ export class SnapshotSync {
     return this.snap;
   }
 
-  /** Loads the first snapshot, listens for other replicas' changes and starts the safety-net timer. */
+  /**
+   * Loads the first snapshot, listens for other replicas' changes and starts the safety-net timer.
+   * A cache that is down at start does not stop the service (health reports it): the subscription
+   * is retried in the background and the timer keeps the snapshot fresh meanwhile.
+   */
   async start(): Promise<void> {
     await this.reload();
-    this.unsubscribe = await this.cache.subscribe(changeChannel, (message) => {
-      if (message === this.origin) return;
-      this.reload().catch(() => {});
-    });
     this.timer = setInterval(() => this.reload().catch(() => {}), this.intervalMs);
     this.timer.unref();
+    await this.listen();
+  }
+
+  private async listen(): Promise<void> {
+    try {
+      const off = await this.cache.subscribe(changeChannel, (message) => {
+        if (message !== this.origin) this.reload().catch(() => {});
+      });
+      if (this.stopped) await off();
+      else this.unsubscribe = off;
+      // Changes made while we were not listening.
+      if (this.retry) await this.reload().catch(() => {});
+    } catch (err) {
+      if (this.stopped) return;
+      this.log.warn('identity.subscribe_failed', { error_code: (err as { code?: string }).code ?? 'unreachable' });
+      this.retry = setTimeout(() => void this.listen(), retryMs);
+      this.retry.unref();
+    }
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.retry);
     await this.unsubscribe?.().catch(() => {});
     await this.queued?.catch(() => {});
   }

@@ -35,7 +35,7 @@ export default definePlugin({
   config: Type.Object(
     {
       /** Model requests one person may start per window. */
-      requests: Type.Integer({ minimum: 1, default: 60 }),
+      requests: Type.Integer({ minimum: 1, default: 300 }),
       /** Length of the fixed window. */
       windowSeconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
     },

@@ -97,8 +97,8 @@ export function fromVendorReply(json: unknown): ChatCompletion | undefined {
   if (!isObject(json) || !Array.isArray(json.choices)) return undefined;
   const choices = json.choices.filter(isObject).map((c, i) => {
     const m = isObject(c.message) ? c.message : {};
-    const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: str(m.content) ?? null };
-    if (typeof m.refusal === 'string') message.refusal = m.refusal;
+    // `refusal` is required by the wire schema (null when none), though most servers omit it.
+    const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: str(m.content) ?? null, refusal: str(m.refusal) ?? null };
     const calls = replyToolCalls(m.tool_calls);
     if (calls) message.tool_calls = calls;
     return { index: typeof c.index === 'number' ? c.index : i, message, finish_reason: finish(c.finish_reason), logprobs: null };

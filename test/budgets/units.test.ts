@@ -91,15 +91,15 @@ test('caps: the scopes of a request, counters seeded from known totals, one line
   ];
   const index = indexCaps(caps);
   const t = Date.UTC(2026, 10, 23, 12);
-  assert.equal(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }).map((c) => c.id), ['i', 'w', 'm', 'k']);
-  assert.equal(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: null }).map((c) => c.id), ['i', 'w', 'm']);
+  assert.equal(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }).map((c) => c.id), ['k', 'm', 'w', 'i']);
+  assert.equal(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: null }).map((c) => c.id), ['m', 'w', 'i']);
   const lines = capLines(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), 500, t, (k) => (k === 'member:w1/p1:lifetime:all' ? 42 : 0), 1000);
   assert.equal(lines.map((l) => l.line.key), [
-    counterKey('instance:*:month:2026-11'), counterKey('workspace:w1:day:2026-11-23'), counterKey('member:w1/p1:lifetime:all'), counterKey('key:k1:week:2026-W48'),
+    counterKey('key:k1:week:2026-W48'), counterKey('member:w1/p1:lifetime:all'), counterKey('workspace:w1:day:2026-11-23'), counterKey('instance:*:month:2026-11'),
   ]);
-  assert.is(lines[2]!.line.seed, 42);
-  assert.is(lines[2]!.line.ttlMs, undefined);
-  assert.is(lines[1]!.line.ttlMs, 12 * 3600_000 + 1000);
+  assert.is(lines[1]!.line.seed, 42);
+  assert.is(lines[1]!.line.ttlMs, undefined);
+  assert.is(lines[2]!.line.ttlMs, 12 * 3600_000 + 1000);
   const dup = capLines([cap({ id: 'a', amountMicroUsd: 9 }), cap({ id: 'b', amountMicroUsd: 5 })], 1, t, () => 0, 0);
   assert.is(dup.length, 1);
   assert.is(dup[0]!.line.limit, 5);

@@ -49,6 +49,19 @@ test('the periodic reload catches a change that sent no message (safety net)', a
 });
 
 if (shape === 'scale-out') {
+  test('Redis down at start: the service still starts and signs people in from the database', async () => {
+    const b = await createBacking('scale-out');
+    const s = await boot({ ...b, redisUrl: 'redis://127.0.0.1:6390' });
+    try {
+      const token = await signIn(s.url, adminEmail, adminPassword);
+      assert.is(await status(s.url, token), 200);
+      assert.ok(s.logs.events('identity.subscribe_failed').length >= 1);
+    } finally {
+      await s.stop();
+      await b.drop();
+    }
+  });
+
   test('a session and a key made on one replica work on the other', async () => {
     const p = await newPerson(one.url, admin, 'roamer@example.test');
     await addMember(one.url, admin, ws, 'roamer@example.test');

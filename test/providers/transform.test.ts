@@ -4,6 +4,7 @@ import type { ChatMessage, ChatRequest, ProviderAdapter } from '../../kernel/ind
 import openaiCompatible from '../../providers/openai-compatible/index.js';
 import { fromVendorReply, readStreamData, toVendorRequest } from '../../providers/openai-compatible/transform.js';
 import { MockUpstream, readFixture } from '../support/mock-upstream.js';
+import { assertSchema } from '../support/openapi.js';
 import { shape } from '../support/harness.js';
 import { drain, testCall, testModel } from './contract.js';
 
@@ -84,7 +85,7 @@ test('whole reply: tool calls kept, object arguments stringified, unknown finish
     object: 'chat.completion',
     created: 5,
     model: 'm',
-    choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }, finish_reason: 'stop', logprobs: null }],
+    choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] }, finish_reason: 'stop', logprobs: null }],
     usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
   });
   assert.is(fromVendorReply({ error: { message: 'x' } }), undefined);
@@ -105,6 +106,17 @@ test('stream data: [DONE], chunks, error events (both vLLM shapes), malformed', 
 test('stream tool-call deltas keep their index, id and argument pieces', () => {
   const item = readStreamData('{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_9","type":"function","function":{"name":"f","arguments":"{\\"a\\""}}]},"finish_reason":null}]}');
   assert.equal(item.kind === 'chunk' && item.chunk.choices[0]?.delta.tool_calls, [{ index: 1, id: 'call_9', type: 'function', function: { name: 'f', arguments: '{"a"' } }]);
+});
+
+test('recorded replies and chunks come out valid against the wire schema', () => {
+  assertSchema('CreateChatCompletionResponse', fromVendorReply(JSON.parse(readFixture('openai-text.json'))));
+  // A llama.cpp / Ollama style reply: no refusal, no system_fingerprint, extra timing fields.
+  assertSchema('CreateChatCompletionResponse', fromVendorReply({ id: 'x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], timings: {} }));
+  for (const frame of readFixture('openai-text.chunks.txt').split('\n\n').filter((f) => f.startsWith('data: {'))) {
+    const item = readStreamData(frame.slice(6));
+    assert.is(item.kind, 'chunk');
+    if (item.kind === 'chunk') assertSchema('CreateChatCompletionStreamResponse', item.chunk);
+  }
 });
 
 test.run();

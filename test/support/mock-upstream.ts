@@ -101,8 +101,11 @@ export class MockUpstream {
   connectionsOpened = 0;
   port = 0;
 
-  /** `apiKey`: when set, requests without `Authorization: Bearer <apiKey>` get OpenAI's real 401 body. */
-  constructor(private readonly options: { apiKey?: string } = {}) {
+  /**
+   * `apiKey`: when set, requests without `Authorization: Bearer <apiKey>` get OpenAI's real 401 body.
+   * `record: false` keeps `requests` empty (long benchmark runs).
+   */
+  constructor(private readonly options: { apiKey?: string; record?: boolean } = {}) {
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', (s) => {
       this.connectionsOpened++;
@@ -155,7 +158,7 @@ export class MockUpstream {
     });
     const path = (req.url ?? '/').split('?')[0]!;
     const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, text, settled };
-    this.requests.push(record);
+    if (this.options.record !== false) this.requests.push(record);
     const route: Route | undefined = req.method === 'POST' && path === '/v1/chat/completions' ? 'chat' : req.method === 'GET' && path === '/v1/models' ? 'models' : undefined;
     if (this.options.apiKey && req.headers.authorization !== `Bearer ${this.options.apiKey}`) return this.send(res, vendorError('openai-invalid-api-key'));
     if (!route) {

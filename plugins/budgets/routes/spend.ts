@@ -10,8 +10,8 @@ type Dimension = keyof typeof columns;
 
 const GroupBy = Type.Union(Object.keys(columns).map((k) => Type.Literal(k)));
 const Query = Type.Object({
-  from: Type.Optional(Type.String({ format: 'date', description: 'First day (UTC, YYYY-MM-DD); default 30 days ago' })),
-  to: Type.Optional(Type.String({ format: 'date', description: 'Last day, inclusive; default today' })),
+  from: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'First day (UTC, YYYY-MM-DD); default 30 days ago' })),
+  to: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'Last day, inclusive; default today' })),
   group_by: Type.Optional(GroupBy),
   workspace_id: Type.Optional(Type.String()),
   person_id: Type.Optional(Type.String()),

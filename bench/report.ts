@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { cell, minus, num, over, paired, runs, type RunData } from './data.js';
+import { scenarios, units } from './scenarios.js';
+import { spread } from './stats.js';
+import { evaluateTargets, type TargetCheck } from './verdicts.js';
+import type { TargetName } from './targets.js';
+
+const svcNames: TargetName[] = ['svc-embedded', 'svc-scale-out', 'svc-compare'];
+
+function figureTable(d: RunData, scenario: string, present: TargetName[]): string[] {
+  const svcs = svcNames.filter((n) => present.includes(n));
+  const head = ['figure', ...present, ...svcs.flatMap((s) => [`${s} ÷ bare`, `${s} − direct`])];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  const names = new Set(present.flatMap((t) => (d.results[scenario]?.[t] ?? []).flatMap((f) => Object.keys(f))));
+  for (const fig of Object.keys(units).filter((u) => names.has(u))) {
+    const unit = units[fig] ? ` (${units[fig]})` : '';
+    const row = [`${fig}${unit}`, ...present.map((t) => cell(spread(runs(d, scenario, t, fig))))];
+    for (const s of svcs) {
+      row.push(present.includes('bare') ? cell(paired(d, scenario, s, 'bare', fig, over), '×') : '—');
+      row.push(present.includes('direct') && runs(d, scenario, 'direct', fig).some(Number.isFinite) ? cell(paired(d, scenario, s, 'direct', fig, minus)) : '—');
+    }
+    lines.push(`| ${row.join(' | ')} |`);
+  }
+  return lines;
+}
+
+function targetTable(checks: TargetCheck[], present: TargetName[]): string[] {
+  const svcs = svcNames.filter((n) => present.includes(n) || n === 'svc-scale-out');
+  const lines = [`| target | limit | ${svcs.map((s) => `${s} | result`).join(' | ')} |`, `|---|---|${svcs.map(() => '---|---').join('|')}|`];
+  const verdict = (v?: { pass: boolean | null }) => (!v ? '—' : v.pass === null ? 'n/a' : v.pass ? '**PASS**' : '**FAIL**');
+  for (const c of checks) lines.push(`| ${c.what} | ${c.limit} | ${svcs.map((s) => `${c.by[s]?.shown ?? '—'} | ${verdict(c.by[s])}`).join(' | ')} |`);
+  return lines;
+}
+
+/** The run as markdown: machine, governance, the targets with pass/fail, then every figure. */
+export function markdown(d: RunData): { text: string; checks: TargetCheck[] } {
+  const present = d.targets.map((t) => t.name);
+  const checks = evaluateTargets(d);
+  const m = d.machine;
+  const out = [
+    `# svc benchmark — ${d.date}`,
+    '',
+    `Machine: ${m.cpus} × ${m.cpuModel}, ${m.memGiB} GiB, ${m.os}; Node ${m.node}.`,
+    `${d.settings.reps} repetitions × ${d.settings.seconds} s per target and scenario (after ${d.settings.warmupSeconds} s of warm-up each), interleaved ${present.join(' → ')}.`,
+    'Figures: median (min–max) over the repetitions; ÷ and − are taken per repetition between targets measured back to back.',
+    '',
+    '## Governance on in svc',
+    '',
+    ...d.targets.filter((t) => t.governance).map((t) => `- **${t.name}**: ${t.governance!.join('; ')}`),
+    ...d.skipped.map((s) => `- **skipped**: ${s}`),
+    '',
+    '## Targets (issue #6)',
+    '',
+    ...targetTable(checks, present),
+    '',
+    `Peak RSS (VmHWM at the end of the run): ${present.filter((t) => d.peakRssMb[t] !== undefined).map((t) => `${t} ${num(d.peakRssMb[t]!)} MiB`).join(', ')}.`,
+  ];
+  for (const s of scenarios) {
+    if (!d.results[s.id]) continue;
+    out.push('', `## ${s.title}`, '', ...figureTable(d, s.id, present));
+  }
+  out.push('', 'cpu_us_per_req: CPU time (user + system, /proc/PID/stat) of the gateway process per completed request; upstream_cpu_us_per_req: the mock upstream\'s. PostgreSQL and Redis server time is not included.');
+  return { text: out.join('\n') + '\n', checks };
+}
+
+/** `node dist/bench/report.js bench/results/<run>.json`: prints that run's markdown again (after a change to this file). */
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const file = process.argv[2];
+  if (!file) {
+    process.stderr.write('usage: node dist/bench/report.js bench/results/<run>.json\n');
+    process.exit(2);
+  }
+  process.stdout.write(markdown(JSON.parse(readFileSync(file, 'utf8')) as RunData).text);
+}

@@ -1,0 +1,108 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, release } from 'node:os';
+import { join } from 'node:path';
+import { root } from './child.js';
+import type { RunData } from './data.js';
+import { peakRssMb } from './proc.js';
+import { markdown } from './report.js';
+import { measure, scenarios, upstreamIds } from './scenarios.js';
+import { directTarget, smokeTest, startBare, startMockProcess, startSvcTarget, type Target, type TargetName } from './targets.js';
+
+/**
+ * `npm run bench`: starts the mock upstream, the bare proxy and svc in both shapes on 127.0.0.1,
+ * runs every scenario against each target in turn (direct → bare → svc-embedded → svc-scale-out,
+ * repeated), then writes bench/results/<time>.md and .json and prints the markdown.
+ *
+ * Settings (environment): BENCH_SECONDS (4) per measurement, BENCH_REPS (3), BENCH_WARMUP_SECONDS
+ * (1), BENCH_TARGETS and BENCH_SCENARIOS (comma lists, default all); BENCH_COMPARE_ROOT adds
+ * target `svc-compare`: svc run from another built checkout (BENCH_COMPARE_SHAPE, default
+ * embedded), measured in the same interleaved run for an A/B comparison. With `--profile` it runs
+ * profile.ts instead (a CPU profile of svc under load).
+ */
+const envNumber = (name: string, fallback: number): number => (Number.isFinite(Number(process.env[name])) && process.env[name] ? Number(process.env[name]) : fallback);
+const list = (name: string): string[] | undefined => process.env[name]?.split(',').map((s) => s.trim()).filter(Boolean);
+
+const settings = { seconds: envNumber('BENCH_SECONDS', 4), reps: envNumber('BENCH_REPS', 3), warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 1) };
+const wantedTargets = list('BENCH_TARGETS');
+const wanted = (t: TargetName): boolean => !wantedTargets || wantedTargets.includes(t);
+const chosenScenarios = scenarios.filter((s) => !list('BENCH_SCENARIOS') || list('BENCH_SCENARIOS')!.includes(s.id));
+
+const log = (line: string): void => void process.stdout.write(`${line}\n`);
+
+async function startTargets(mockPort: number, logDir: string, skipped: string[]): Promise<Target[]> {
+  const targets: Target[] = [];
+  if (wanted('direct')) targets.push(directTarget(mockPort));
+  if (wanted('bare')) targets.push(await startBare(mockPort, logDir));
+  for (const shape of ['embedded', 'scale-out'] as const) {
+    if (!wanted(`svc-${shape}`)) continue;
+    try {
+      targets.push(await startSvcTarget({ shape, mockPort, logDir, upstreamIds }));
+    } catch (err) {
+      if (shape === 'embedded') throw err;
+      skipped.push(`svc-scale-out (PostgreSQL + Redis): ${(err as Error).message.split('\n')[0]}`);
+      log(`! svc-scale-out skipped: ${(err as Error).message}`);
+    }
+  }
+  const compare = process.env.BENCH_COMPARE_ROOT;
+  if (compare) {
+    const shape = process.env.BENCH_COMPARE_SHAPE === 'scale-out' ? 'scale-out' : 'embedded';
+    targets.push(await startSvcTarget({ shape, mockPort, logDir, upstreamIds, root: compare }));
+    targets.at(-1)!.governance!.push(`build from ${compare} (${shape})`);
+  }
+  for (const t of targets) await smokeTest(t);
+  return targets;
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  const resultsDir = join(root, 'bench/results');
+  const logDir = join(resultsDir, stamp);
+  mkdirSync(logDir, { recursive: true });
+  const skipped: string[] = [];
+  const mock = await startMockProcess(logDir);
+  let targets: Target[] = [];
+  try {
+    targets = await startTargets(mock.port, logDir, skipped);
+    for (const t of targets) if (t.governance) log(`${t.name}: ${t.governance.join('; ')}`);
+    const data: RunData = {
+      date: started.toISOString(),
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memGiB: Math.round(totalmem() / 2 ** 30), node: process.version, os: `Linux ${release()}` },
+      settings,
+      targets: targets.map((t) => ({ name: t.name, ...(t.governance ? { governance: t.governance } : {}) })),
+      skipped,
+      results: {},
+      peakRssMb: {},
+    };
+    for (const s of chosenScenarios) {
+      log(`\n## ${s.title}`);
+      for (const t of targets) await measure(s, t, settings.warmupSeconds, mock.child.pid);
+      const byTarget: Partial<Record<TargetName, RunData['results'][string][TargetName]>> = (data.results[s.id] = {});
+      for (let rep = 1; rep <= settings.reps; rep++) {
+        for (const t of targets) {
+          const f = await measure(s, t, settings.seconds, mock.child.pid);
+          (byTarget[t.name] ??= [])!.push(f);
+          const shown = Object.entries(f).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(3)}`).join(' ');
+          log(`  rep ${rep} ${t.name.padEnd(13)} ${shown}`);
+        }
+      }
+    }
+    for (const t of targets) if (t.pid) data.peakRssMb[t.name] = peakRssMb(t.pid);
+    const { text, checks } = markdown(data);
+    writeFileSync(join(resultsDir, `${stamp}.md`), text);
+    writeFileSync(join(resultsDir, `${stamp}.json`), JSON.stringify({ ...data, checks }, null, 2));
+    log(`\n${text}`);
+    log(`Written: bench/results/${stamp}.md and .json (logs in bench/results/${stamp}/)`);
+  } finally {
+    for (const t of targets.reverse()) await t.stop().catch((err: unknown) => log(`! stopping ${t.name}: ${(err as Error).message}`));
+    await mock.child.stop();
+  }
+}
+
+if (process.argv.includes('--profile')) await import('./profile.js');
+else {
+  main().catch((err: unknown) => {
+    process.stderr.write(`bench: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,108 @@
+import { createScaleOutBacking, type ScaleOutBacking } from './backing.js';
+import { readyLine, readyPort, startNode, waitReady, type Child } from './child.js';
+import { provision, providerName } from './provision.js';
+import { requestBody, upstreamIds } from './scenarios.js';
+import { benchRateLimit, startSvc } from './svc.js';
+
+/** What the benchmark talks to: the upstream itself, the bare proxy, svc in each shape. */
+export type TargetName = 'direct' | 'bare' | 'svc-embedded' | 'svc-scale-out' | 'svc-compare';
+
+export interface Target {
+  name: TargetName;
+  /** Origin; requests go to `${url}/v1/chat/completions`. */
+  url: string;
+  apiKey: string;
+  /** The gateway process, whose CPU time and memory are measured; undefined for direct. */
+  pid: number | undefined;
+  /** The request's `model` for an upstream model id (svc names it `mock:<id>`). */
+  model(upstreamId: string): string;
+  /** What governance was on, in words (svc only). */
+  governance?: string[];
+  stop(): Promise<void>;
+}
+
+/** The mock upstream as a child process. */
+export async function startMockProcess(logDir: string): Promise<{ child: Child; port: number }> {
+  const child = startNode(['dist/bench/mock-upstream.js', '0'], process.env, `${logDir}/mock-upstream.log`);
+  await waitReady(child, 'mock upstream', readyLine(child), 10_000);
+  return { child, port: readyPort(child)! };
+}
+
+export function directTarget(mockPort: number): Target {
+  return { name: 'direct', url: `http://127.0.0.1:${mockPort}`, apiKey: 'sk-direct', pid: undefined, model: (id) => id, stop: async () => {} };
+}
+
+export async function startBare(mockPort: number, logDir: string): Promise<Target> {
+  const apiKey = 'sk-bench-bare';
+  const child = startNode(['dist/bench/bare-proxy.js', '0', `http://127.0.0.1:${mockPort}/v1`], { ...process.env, BARE_KEY: apiKey }, `${logDir}/bare-proxy.log`);
+  await waitReady(child, 'bare proxy', readyLine(child), 10_000);
+  const port = readyPort(child)!;
+  return { name: 'bare', url: `http://127.0.0.1:${port}`, apiKey, pid: child.pid, model: (id) => id, stop: () => child.stop() };
+}
+
+/** A plain description of the governance a running svc has on. */
+function describe(plugins: string[], caps: string[], capsNote: string | undefined, fallbacks: string[]): string[] {
+  const out = ['key auth (identity)'];
+  out.push(plugins.includes('rate-limit') ? `per-person rate limit (rate-limit: ${benchRateLimit.requests} per ${benchRateLimit.windowSeconds} s)` : 'NO rate limit (rate-limit plugin not running)');
+  if (plugins.includes('budgets')) out.push(caps.length ? `budget hold + settle against caps at ${caps.join(', ')} (budgets)` : `budgets plugin on, ${capsNote ?? 'no caps'}`);
+  else out.push('NO budgets (budgets plugin not running)');
+  out.push(plugins.includes('tracing') ? 'usage records + spans (tracing)' : 'NO tracing');
+  for (const f of fallbacks) out.push(`fallback: ${f}`);
+  if (process.env.BENCH_SVC_CONFIG) out.push(`experiment: BENCH_SVC_CONFIG=${process.env.BENCH_SVC_CONFIG}`);
+  if (process.env.BENCH_SVC_NODE_FLAGS) out.push(`experiment: BENCH_SVC_NODE_FLAGS=${process.env.BENCH_SVC_NODE_FLAGS}`);
+  return out;
+}
+
+export interface SvcTargetOptions {
+  shape: 'embedded' | 'scale-out';
+  mockPort: number;
+  logDir: string;
+  upstreamIds: string[];
+  nodeFlags?: string[];
+  /** Run svc from another package root (an A/B build), named `svc-compare`. */
+  root?: string;
+}
+
+/** svc in one shape, started and provisioned; scale-out gets a fresh database it drops at stop. */
+export async function startSvcTarget(o: SvcTargetOptions): Promise<Target> {
+  const name: TargetName = o.root ? 'svc-compare' : o.shape === 'embedded' ? 'svc-embedded' : 'svc-scale-out';
+  let backing: ScaleOutBacking | undefined;
+  if (o.shape === 'scale-out') backing = await createScaleOutBacking();
+  try {
+    const svc = await startSvc({ backing, logDir: o.logDir, name, nodeFlags: o.nodeFlags, root: o.root });
+    try {
+      const p = await provision(svc.url, `http://127.0.0.1:${o.mockPort}/v1`, o.upstreamIds);
+      return {
+        name,
+        url: svc.url,
+        apiKey: p.apiKey,
+        pid: svc.child.pid,
+        model: (id) => `${providerName}:${id}`,
+        governance: describe(svc.plugins, p.caps, p.capsNote, svc.fallbacks),
+        stop: async () => {
+          await svc.stop();
+          await backing?.drop();
+        },
+      };
+    } catch (err) {
+      await svc.stop();
+      throw err;
+    }
+  } catch (err) {
+    await backing?.drop().catch(() => {});
+    throw err;
+  }
+}
+
+/** One whole and one streamed request must succeed before any load, or the figures mean nothing. */
+export async function smokeTest(t: Target): Promise<void> {
+  for (const stream of [false, true]) {
+    const res = await fetch(`${t.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.apiKey}` },
+      body: requestBody(t.model(upstreamIds[0]!), stream),
+    });
+    const text = await res.text();
+    if (res.status !== 200 || (stream && !text.includes('data: [DONE]'))) throw new Error(`${t.name}: ${stream ? 'streamed' : 'whole'} request → ${res.status} ${text.slice(0, 300)}`);
+  }
+}

@@ -1,0 +1,88 @@
+import { cell, minus, num, over, paired, runs, type RunData } from './data.js';
+import { streamChunks } from './scenarios.js';
+import { spread, type Spread } from './stats.js';
+import type { TargetName } from './targets.js';
+
+/** One svc shape against one target. `pass` is null where the issue sets no limit for that shape. */
+export interface Verdict {
+  value: number;
+  shown: string;
+  pass: boolean | null;
+}
+
+/** One of issue #6's targets, judged for each svc shape that ran. */
+export interface TargetCheck {
+  id: string;
+  what: string;
+  limit: string;
+  by: Partial<Record<TargetName, Verdict>>;
+}
+
+/** Per repetition: what svc adds over direct, as a multiple of what the bare proxy adds. */
+function addedRatio(d: RunData, scenario: string, svc: TargetName, figure: string): Spread {
+  const s = runs(d, scenario, svc, figure);
+  const b = runs(d, scenario, 'bare', figure);
+  const x = runs(d, scenario, 'direct', figure);
+  return spread(s.map((v, i) => (v - x[i]!) / (b[i]! - x[i]!)));
+}
+
+const verdict = (s: Spread, ok: ((v: number) => boolean) | null, shown: string): Verdict => ({
+  value: s.median,
+  shown,
+  pass: ok === null || !Number.isFinite(s.median) ? null : ok(s.median),
+});
+
+function judge(d: RunData, svc: TargetName): Record<string, Verdict | undefined> {
+  const has = (scenario: string): boolean => (d.results[scenario]?.[svc]?.length ?? 0) > 0 && (d.results[scenario]?.bare?.length ?? 0) > 0;
+  const out: Record<string, Verdict | undefined> = {};
+  const embedded = svc === 'svc-embedded' || (svc === 'svc-compare' && process.env.BENCH_COMPARE_SHAPE !== 'scale-out');
+  if (has('saturation-64c')) {
+    const cpu = paired(d, 'saturation-64c', svc, 'bare', 'cpu_us_per_req', over);
+    const limit = embedded ? 1.5 : 2;
+    out.cpu = verdict(cpu, (v) => v <= limit, `${cell(cpu, '×')}; ${num(spread(runs(d, 'saturation-64c', svc, 'cpu_us_per_req')).median)} µs vs ${num(spread(runs(d, 'saturation-64c', 'bare', 'cpu_us_per_req')).median)} µs`);
+    const rps = paired(d, 'saturation-64c', svc, 'bare', 'rps', over);
+    out.throughput = verdict(rps, (v) => v >= 0.65, `${cell(spread(rps.runs.map((v) => v * 100)), ' %')}; ${num(spread(runs(d, 'saturation-64c', svc, 'rps')).median)} vs ${num(spread(runs(d, 'saturation-64c', 'bare', 'rps')).median)} req/s`);
+  }
+  if (has('latency-1c')) {
+    const r = addedRatio(d, 'latency-1c', svc, 'p50_ms');
+    const added = (t: TargetName) => num(paired(d, 'latency-1c', t, 'direct', 'p50_ms', minus).median);
+    out.p50 = verdict(r, (v) => v <= 1.5, `${cell(r, '×')}; +${added(svc)} ms vs bare +${added('bare')} ms`);
+  }
+  if (has('delay-16c')) {
+    const p99 = paired(d, 'delay-16c', svc, 'direct', 'p99_ms', minus);
+    out.p99 = verdict(p99, (v) => v <= 2, `${cell(p99, ' ms')}`);
+  }
+  if (has('stream-16c')) {
+    const r = addedRatio(d, 'stream-16c', svc, 'ttfb_p50_ms');
+    const added = (t: TargetName) => num(paired(d, 'stream-16c', t, 'direct', 'ttfb_p50_ms', minus).median);
+    out.ttfb = verdict(r, (v) => v <= 1.5, `${cell(r, '×')}; +${added(svc)} ms vs bare +${added('bare')} ms`);
+    const reads = spread(runs(d, 'stream-16c', svc, 'reads_p50'));
+    out.chunks = verdict(reads, (v) => v >= streamChunks * 0.8, `${cell(reads)} reads per stream of ${streamChunks} chunks`);
+    const end = paired(d, 'stream-16c', svc, 'direct', 'end_p50_ms', minus);
+    out.end = verdict(end, null, `${cell(end, ' ms')}`);
+  }
+  const rss = d.peakRssMb[svc];
+  if (rss !== undefined) out.rss = verdict(spread([rss]), embedded ? (v) => v <= 150 : null, `${num(rss)} MiB`);
+  const failed = Object.values(d.results).flatMap((r) => r[svc] ?? []).reduce((n, f) => n + (f.failed ?? 0) + (f.incomplete ?? 0), 0);
+  out.failed = verdict(spread([failed]), (v) => v === 0, `${failed}`);
+  return out;
+}
+
+const rows: Array<{ id: string; what: string; limit: string }> = [
+  { id: 'cpu', what: 'CPU per request, 64 connections (svc ÷ bare)', limit: '≤ 1.5× embedded, ≤ 2× scale-out' },
+  { id: 'throughput', what: 'Saturation throughput, 64 connections (svc ÷ bare)', limit: '≥ 65 %' },
+  { id: 'p50', what: 'Added p50, 1 connection (svc added ÷ bare added)', limit: '≤ 1.5×' },
+  { id: 'p99', what: 'p99, 16 connections, 50 ms upstream (svc − direct)', limit: '≤ 2 ms' },
+  { id: 'ttfb', what: 'Streaming: added time to first byte (svc added ÷ bare added)', limit: '≤ 1.5×' },
+  { id: 'chunks', what: 'Streaming: chunks forwarded as they arrive (reads per stream, p50)', limit: `≥ ${streamChunks * 0.8} of ${streamChunks}` },
+  { id: 'end', what: 'Streaming: added time to end of stream (svc − direct, p50)', limit: 'reported' },
+  { id: 'rss', what: 'Peak RSS under load (VmHWM)', limit: '≤ 150 MB embedded' },
+  { id: 'failed', what: 'Failed or incomplete requests (all scenarios)', limit: '0' },
+];
+
+/** Judges every svc shape that ran against issue #6's targets. */
+export function evaluateTargets(d: RunData): TargetCheck[] {
+  const svcs = d.targets.map((t) => t.name).filter((n) => n.startsWith('svc-'));
+  const judged = Object.fromEntries(svcs.map((s) => [s, judge(d, s)]));
+  return rows.map((r) => ({ ...r, by: Object.fromEntries(svcs.filter((s) => judged[s]![r.id]).map((s) => [s, judged[s]![r.id]!])) }));
+}
