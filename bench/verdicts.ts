@@ -33,7 +33,9 @@ const verdict = (s: Spread, ok: ((v: number) => boolean) | null, shown: string):
 });
 
 function judge(d: RunData, svc: TargetName): Record<string, Verdict | undefined> {
-  const has = (scenario: string): boolean => (d.results[scenario]?.[svc]?.length ?? 0) > 0 && (d.results[scenario]?.bare?.length ?? 0) > 0;
+  const ran = (scenario: string, t: TargetName): boolean => (d.results[scenario]?.[t]?.length ?? 0) > 0;
+  // Every check compares with the bare proxy, and most with direct too: both must have run.
+  const has = (scenario: string): boolean => ran(scenario, svc) && ran(scenario, 'bare') && (scenario === 'saturation-64c' || ran(scenario, 'direct'));
   const out: Record<string, Verdict | undefined> = {};
   const embedded = svc === 'svc-embedded' || (svc === 'svc-compare' && process.env.BENCH_COMPARE_SHAPE !== 'scale-out');
   if (has('saturation-64c')) {

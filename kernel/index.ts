@@ -14,6 +14,8 @@ export type { RouteContext, RouteHandler, HttpMethod } from './http/route.js';
 export { readBody, parseJson } from './http/body.js';
 export { sendJson, renderError, requestIdHeader } from './http/render.js';
 export { StoreToken, type Store, type Exec } from './store/orm.js';
+export { BatchWriter, type Row } from './store/batch-writer.js';
+export { SnapshotSync, type SnapshotSyncOptions } from './sync/snapshot-sync.js';
 export type { Migration, Dialect } from './store/migrations.js';
 export { CacheToken, type CachePort, type ReserveLine, type ReserveResult, type AdjustLine, type Tracked } from './cache/port.js';
 export { HealthToken, type HealthCheck, type CheckResult, type HealthReport } from './health/registry.js';

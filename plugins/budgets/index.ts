@@ -1,5 +1,7 @@
 import {
   AdminApiToken,
+  BatchWriter,
+  SnapshotSync,
   CacheToken,
   CatalogToken,
   chargeMicroUsd,
@@ -10,14 +12,13 @@ import {
   type PluginContext,
 } from '../../kernel/index.js';
 import { Alerts } from './alerts.js';
-import { Batch } from './batch.js';
 import { BudgetsConfigSchema, type BudgetsConfig } from './config.js';
 import { holdPhase } from './holds.js';
 import { LiveHolds } from './live.js';
 import { migrations } from './migrations.js';
 import { Reaper } from './reaper.js';
 import { holdColumns, Settler } from './settler.js';
-import { SnapshotSync } from './snapshot.js';
+import { changeChannel, emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
 import { Totals } from './totals.js';
 import { capRoutes } from './routes/caps.js';
 import { settingRoutes } from './routes/settings.js';
@@ -28,7 +29,7 @@ export const BudgetsFlushToken = defineToken<() => Promise<void>>('budgets.flush
 /** Runs one reaper round now; resolves with the number of holds reaped (tests). */
 export const BudgetsReapToken = defineToken<() => Promise<number>>('budgets.reap');
 
-interface Running { sync: SnapshotSync; totals: Totals; holdLog: Batch; alerts: Alerts; reaper: Reaper; settler: Settler }
+interface Running { sync: SnapshotSync<Snapshot>; totals: Totals; holdLog: BatchWriter; alerts: Alerts; reaper: Reaper; settler: Settler }
 
 /** One service's budgets state; several services may run in one process (tests). */
 const running = new WeakMap<object, Running>();
@@ -53,9 +54,19 @@ export default definePlugin({
     const catalog = ctx.use(CatalogToken);
     const cfg = ctx.config;
     const graceMs = cfg.counterGraceSeconds * 1000;
-    const sync = new SnapshotSync(store, cache, ctx.log, cfg.snapshotReloadMs);
-    const totals = new Totals(store, ctx.log, () => sync.current.caps, cfg.flushIntervalMs, cfg.totalsRefreshMs);
-    const holdLog = new Batch(store, 'budget_holds', holdColumns, cfg.flushIntervalMs, (rows, err) =>
+    // Running totals follow the caps: a new cap needs its period's spend.
+    let totals: Totals | undefined;
+    const sync = new SnapshotSync<Snapshot>({
+      channel: changeChannel,
+      initial: emptySnapshot(),
+      load: () => loadSnapshot(store),
+      cache,
+      intervalMs: cfg.snapshotReloadMs,
+      onLoaded: () => void totals?.refresh().catch(() => {}),
+      onError: (err) => ctx.log.warn('budget.snapshot_failed', { error_code: errorCode(err) }),
+    });
+    totals = new Totals(store, ctx.log, () => sync.current.caps, cfg.flushIntervalMs, cfg.totalsRefreshMs);
+    const holdLog = new BatchWriter(store, 'budget_holds', holdColumns, cfg.flushIntervalMs, 500, 100_000, (rows, err) =>
       ctx.log.warn('budget.flush_failed', { table: 'budget_holds', rows, error_code: errorCode(err) }),
     );
     const live = new LiveHolds();
@@ -63,7 +74,6 @@ export default definePlugin({
     const configured = cfg.alertWebhook.url ? { url: cfg.alertWebhook.url, secret: ctx.env[cfg.alertWebhook.secretEnv] ?? null } : null;
     const alerts = new Alerts(store, ctx.log, () => sync.current.caps, () => sync.current.webhook ?? configured, cfg.alertWebhook);
     totals.onWritten = (rows) => alerts.check(rows);
-    sync.onLoaded = () => void totals.refresh().catch(() => {});
     const reaper = new Reaper(cache, live, totals, holdLog, ctx.log, { expiryMs: cfg.holdExpirySeconds * 1000, intervalMs: cfg.reaperIntervalMs, graceMs });
     running.set(ctx.container, { sync, totals, holdLog, alerts, reaper, settler });
 

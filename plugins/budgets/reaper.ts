@@ -1,5 +1,4 @@
-import type { CachePort, Logger } from '../../kernel/index.js';
-import type { Batch } from './batch.js';
+import type { BatchWriter, CachePort, Logger } from '../../kernel/index.js';
 import type { LiveHolds } from './live.js';
 import { decodeTrack, holdsSet, moveLines } from './reservation.js';
 import { holdRow } from './settler.js';
@@ -25,7 +24,7 @@ export class Reaper {
     private readonly cache: CachePort,
     private readonly live: LiveHolds,
     private readonly totals: Totals,
-    private readonly holdLog: Batch,
+    private readonly holdLog: BatchWriter,
     private readonly log: Logger,
     private readonly s: ReaperSettings,
   ) {}

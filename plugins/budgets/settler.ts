@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AdjustLine, CachePort, Logger } from '../../kernel/index.js';
-import type { Batch } from './batch.js';
+import type { AdjustLine, BatchWriter, CachePort, Logger } from '../../kernel/index.js';
 import type { Live, LiveHolds } from './live.js';
 import { holdsSet, moveLines, type TrackedHold } from './reservation.js';
 import type { Totals } from './totals.js';
@@ -29,7 +28,7 @@ export class Settler {
     private readonly cache: CachePort,
     private readonly live: LiveHolds,
     private readonly totals: Totals,
-    private readonly holdLog: Batch,
+    private readonly holdLog: BatchWriter,
     private readonly log: Logger,
     private readonly graceMs: number,
   ) {}

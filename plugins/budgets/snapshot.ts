@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import type { CachePort, Logger, Store } from '../../kernel/index.js';
+import type { Store } from '../../kernel/index.js';
 import { indexCaps, type Cap, type CapIndex, type Scope } from './caps.js';
 import type { Period } from './periods.js';
 
@@ -42,72 +41,6 @@ export async function loadSnapshot(store: Store): Promise<Snapshot> {
   return { caps, index: indexCaps(caps), fallbackModel, webhook };
 }
 
-/**
- * Keeps this replica's caps and settings current: a write here reloads before its response and
- * publishes a change message; other replicas reload when it arrives, and every `intervalMs` anyway.
- */
-export class SnapshotSync {
-  private snap: Snapshot = { caps: [], index: new Map(), fallbackModel: new Map(), webhook: null };
-  private loading: Promise<void> | null = null;
-  private again = false;
-  private timer: NodeJS.Timeout | undefined;
-  private unsubscribe: (() => Promise<void>) | undefined;
-  private readonly origin = randomBytes(8).toString('hex');
-  /** Called after each successful load (running totals follow the caps). */
-  onLoaded: () => void = () => {};
-
-  constructor(
-    private readonly store: Store,
-    private readonly cache: CachePort,
-    private readonly log: Logger,
-    private readonly intervalMs: number,
-  ) {}
-
-  get current(): Snapshot {
-    return this.snap;
-  }
-
-  async start(): Promise<void> {
-    await this.reload();
-    this.unsubscribe = await this.cache.subscribe(changeChannel, (m) => {
-      if (m !== this.origin) this.reload().catch(() => {});
-    });
-    this.timer = setInterval(() => this.reload().catch(() => {}), this.intervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.unsubscribe?.().catch(() => {});
-    await this.loading?.catch(() => {});
-  }
-
-  /** After a committed write: reload here, then tell the other replicas. */
-  async changed(): Promise<void> {
-    await this.reload();
-    await this.cache.publish(changeChannel, this.origin).catch(() => {});
-  }
-
-  /** Loads now, or once more after the load in progress (which may have read before the change). */
-  reload(): Promise<void> {
-    if (this.loading) {
-      this.again = true;
-      return this.loading;
-    }
-    this.loading = (async () => {
-      try {
-        do {
-          this.again = false;
-          this.snap = await loadSnapshot(this.store);
-          this.onLoaded();
-        } while (this.again);
-      } catch (err) {
-        this.log.warn('budget.snapshot_failed', { error_code: (err as { code?: string }).code ?? 'error' });
-        throw err;
-      } finally {
-        this.loading = null;
-      }
-    })();
-    return this.loading;
-  }
+export function emptySnapshot(): Snapshot {
+  return { caps: [], index: new Map(), fallbackModel: new Map(), webhook: null };
 }

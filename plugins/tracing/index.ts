@@ -1,5 +1,4 @@
-import { definePlugin, StoreToken, Type, defineToken } from '../../kernel/index.js';
-import { BatchWriter } from './batch-writer.js';
+import { definePlugin, StoreToken, Type, defineToken, BatchWriter } from '../../kernel/index.js';
 import { migrations } from './migrations.js';
 import { usageColumns, spanColumns, usageRow, spanRows } from './records.js';
 

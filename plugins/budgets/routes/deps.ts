@@ -1,5 +1,5 @@
-import type { AdminApi, CatalogService, IdentityService, Logger, Store } from '../../../kernel/index.js';
-import type { SnapshotSync } from '../snapshot.js';
+import type { AdminApi, CatalogService, IdentityService, Logger, SnapshotSync, Store } from '../../../kernel/index.js';
+import type { Snapshot } from '../snapshot.js';
 import type { Totals } from '../totals.js';
 
 /** What the admin routes of budgets need. */
@@ -8,7 +8,7 @@ export interface RouteDeps {
   identity: IdentityService;
   catalog: CatalogService;
   store: Store;
-  sync: SnapshotSync;
+  sync: SnapshotSync<Snapshot>;
   totals: Totals;
   log: Logger;
   /** Alert thresholds of a cap created without its own. */

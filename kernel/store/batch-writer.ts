@@ -1,11 +1,16 @@
-import type { Store } from '../../kernel/index.js';
+import type { Store } from './orm.js';
 
-type Row = Array<string | number | null>;
+export type Row = Array<string | number | null>;
 
 /**
  * Appends rows to a table behind the response: buffered, written in multi-row inserts every
  * `intervalMs` or when `maxRows` are waiting, and flushed completely at stop. A failed write is
  * kept and retried (bounded), so a database blip loses nothing.
+ *
+ * @example
+ * const usage = new BatchWriter(store, 'usage_records', ['id', 'cost_micro_usd'], 1000);
+ * usage.add(['req_1', 3500]);   // returns at once
+ * await usage.flush();          // at stop
  */
 export class BatchWriter {
   private rows: Row[] = [];
@@ -19,6 +24,7 @@ export class BatchWriter {
     private readonly intervalMs = 1000,
     private readonly maxRows = 500,
     private readonly maxBuffered = 100_000,
+    private readonly onError: (rows: number, err: unknown) => void = () => {},
   ) {}
 
   get pending(): number {
@@ -46,8 +52,9 @@ export class BatchWriter {
       const placeholders = batch.map(() => `(${this.columns.map(() => '?').join(',')})`).join(',');
       try {
         await this.store.execute(`insert into ${this.table} (${this.columns.join(',')}) values ${placeholders}`, batch.flat());
-      } catch {
+      } catch (err) {
         this.rows.unshift(...batch);
+        this.onError(batch.length, err);
         this.timer ??= setTimeout(() => void this.flush(), this.intervalMs * 5);
         return;
       }
