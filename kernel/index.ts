@@ -3,7 +3,7 @@
  * other; they meet through the typed tokens exported below and in kernel/contracts.
  */
 export { defineToken, type Token, type DependencyContainer } from './container/tokens.js';
-export { definePlugin, type Plugin, type PluginContext } from './plugin/define.js';
+export { definePlugin, type Plugin, type PluginContext, type PluginCommand } from './plugin/define.js';
 export { phaseNames, type PhaseName, type PhaseHooks, type Compensation } from './pipeline/phases.js';
 export type { RequestContext } from './pipeline/context.js';
 export { compensate, type Pipeline } from './pipeline/pipeline.js';

@@ -37,6 +37,8 @@ export interface IdentityService {
   caller(headers: Record<string, string | string[] | undefined>): Caller | null;
   /** The person's role in a workspace, or null when not an active member. */
   roleIn(personId: string, workspaceId: string): 'admin' | 'member' | null;
+  /** An unrevoked API key's workspace and owner, or undefined. */
+  key(keyId: string): { workspaceId: string; personId: string } | undefined;
 }
 
 export const IdentityToken = defineToken<IdentityService>('identity.service');

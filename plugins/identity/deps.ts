@@ -1,13 +1,13 @@
-import { GatewayError, type AdminApi, type Caller, type Logger, type Store } from '../../kernel/index.js';
+import { GatewayError, type AdminApi, type Caller, type Logger, type SnapshotSync, type Store } from '../../kernel/index.js';
 import type { IdentityAction, IdentityConfig } from './config.js';
 import type { LastUsed } from './last-used.js';
 import type { Resolver } from './resolver.js';
-import type { SnapshotSync } from './sync.js';
+import type { Snapshot } from './snapshot.js';
 
 /** What the identity routes share: the store, the snapshot sync, the resolver and the config. */
 export interface Deps {
   store: Store;
-  sync: SnapshotSync;
+  sync: SnapshotSync<Snapshot>;
   lastUsed: LastUsed;
   resolver: Resolver;
   config: IdentityConfig;

@@ -1,7 +1,7 @@
-import { AdminApiToken, CacheToken, definePlugin, IdentityToken, StoreToken, type PluginContext } from '../../kernel/index.js';
+import { AdminApiToken, CacheToken, definePlugin, IdentityToken, SnapshotSync, StoreToken, type PluginContext } from '../../kernel/index.js';
 import { IdentityConfigSchema, type IdentityConfig } from './config.js';
 import { migrations } from './migrations.js';
-import { SnapshotSync } from './sync.js';
+import { changeChannel, emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
 import { LastUsed } from './last-used.js';
 import { Resolver } from './resolver.js';
 import { bootstrapFromEnv, createAdminCommand } from './bootstrap.js';
@@ -33,7 +33,16 @@ export default definePlugin({
   commands: [createAdminCommand(depsOf)],
   register(ctx) {
     const store = ctx.use(StoreToken);
-    const sync = new SnapshotSync(store, ctx.use(CacheToken), ctx.log, ctx.config.reloadIntervalMs);
+    const sync = new SnapshotSync<Snapshot>({
+      channel: changeChannel,
+      initial: emptySnapshot(),
+      load: () => loadSnapshot(store, Date.now()),
+      cache: ctx.use(CacheToken),
+      intervalMs: ctx.config.reloadIntervalMs,
+      onLoaded: (snap, ms) =>
+        ctx.log.debug('identity.snapshot_loaded', { persons: snap.persons.size, keys: snap.keysByHash.size, sessions: snap.sessionsByHash.size, duration_ms: ms }),
+      onError: (err) => ctx.log.warn('identity.snapshot_failed', { error_code: (err as { code?: string }).code ?? 'error' }),
+    });
     const lastUsed = new LastUsed(store, ctx.log, ctx.config.lastUsedFlushMs);
     const resolver = new Resolver(() => sync.current, (keyId) => lastUsed.touch(keyId));
     const d: Deps = { store, sync, lastUsed, resolver, config: ctx.config, log: ctx.log, admin: ctx.use(AdminApiToken) };

@@ -84,6 +84,11 @@ export class Resolver implements IdentityService {
     return { personId: r.person.id, instanceAdmin: r.person.instanceAdmin, via: 'session', keyId: null, keyWorkspaceId: null, sessionId: r.session.id };
   }
 
+  key(keyId: string): { workspaceId: string; personId: string } | undefined {
+    const k = this.snapshot().keysById.get(keyId);
+    return k ? { workspaceId: k.workspaceId, personId: k.personId } : undefined;
+  }
+
   roleIn(personId: string, workspaceId: string): Role | null {
     const m = this.snapshot().memberships.get(personId)?.get(workspaceId);
     return m && m.status === 'active' ? m.role : null;

@@ -37,11 +37,15 @@ export interface Snapshot {
   /** person id → workspace id → membership. */
   memberships: Map<string, Map<string, SnapMembership>>;
   keysByHash: Map<string, SnapKey>;
+  keysById: Map<string, SnapKey>;
   sessionsByHash: Map<string, SnapSession>;
   loadedAt: number;
 }
 
-export const emptySnapshot = (): Snapshot => ({ persons: new Map(), memberships: new Map(), keysByHash: new Map(), sessionsByHash: new Map(), loadedAt: 0 });
+/** Cache channel of identity change messages between replicas. */
+export const changeChannel = 'identity.changed';
+
+export const emptySnapshot = (): Snapshot => ({ persons: new Map(), memberships: new Map(), keysByHash: new Map(), keysById: new Map(), sessionsByHash: new Map(), loadedAt: 0 });
 
 type Row = Record<string, unknown>;
 
@@ -69,7 +73,9 @@ export async function loadSnapshot(store: Store, now: number): Promise<Snapshot>
     mine.set(String(r.workspace_id), { workspaceId: String(r.workspace_id), role: r.role as Role, status: r.status as Status });
   }
   for (const r of keys) {
-    snap.keysByHash.set(String(r.key_hash), { id: String(r.id), workspaceId: String(r.workspace_id), personId: String(r.person_id) });
+    const key = { id: String(r.id), workspaceId: String(r.workspace_id), personId: String(r.person_id) };
+    snap.keysByHash.set(String(r.key_hash), key);
+    snap.keysById.set(key.id, key);
   }
   for (const r of sessions) {
     snap.sessionsByHash.set(String(r.token_hash), { id: String(r.id), personId: String(r.person_id), expiresAt: num(r.expires_at) });

@@ -70,9 +70,7 @@ async function subjectOf(d: RouteDeps, workspaceId: string, body: Static<typeof 
     if (!body.person_id || d.identity.roleIn(body.person_id, workspaceId) === null) throw bad('person_id', 'person_id must name a member of this workspace.');
     return body.person_id;
   }
-  // Identity owns keys; its table is read here only on this admin write (never on the request path).
-  const rows = body.key_id ? await d.store.execute('select id from identity_api_keys where id = ? and workspace_id = ?', [body.key_id, workspaceId]) : [];
-  if (rows.length === 0) throw bad('key_id', 'key_id must name an API key of this workspace.');
+  if (!body.key_id || d.identity.key(body.key_id)?.workspaceId !== workspaceId) throw bad('key_id', 'key_id must name an API key of this workspace.');
   return body.key_id!;
 }
 
