@@ -5,7 +5,7 @@ import { root } from './child.js';
 import type { RunData } from './data.js';
 import { peakRssMb } from './proc.js';
 import { markdown } from './report.js';
-import { measure, scenarios, upstreamIds } from './scenarios.js';
+import { measure, scenarios, upstreamIds, type Figures } from './scenarios.js';
 import { directTarget, smokeTest, startBare, startMockProcess, startSvcTarget, type Target, type TargetName } from './targets.js';
 
 /**
@@ -29,8 +29,8 @@ const chosenScenarios = scenarios.filter((s) => !list('BENCH_SCENARIOS') || list
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 
-async function startTargets(mockPort: number, logDir: string, skipped: string[]): Promise<Target[]> {
-  const targets: Target[] = [];
+/** Starts every wanted target into `targets` (so the caller stops those started even if a later one fails). */
+async function startTargets(mockPort: number, logDir: string, skipped: string[], targets: Target[]): Promise<void> {
   if (wanted('direct')) targets.push(directTarget(mockPort));
   if (wanted('bare')) targets.push(await startBare(mockPort, logDir));
   for (const shape of ['embedded', 'scale-out'] as const) {
@@ -50,7 +50,6 @@ async function startTargets(mockPort: number, logDir: string, skipped: string[])
     targets.at(-1)!.governance!.push(`build from ${compare} (${shape})`);
   }
   for (const t of targets) await smokeTest(t);
-  return targets;
 }
 
 async function main(): Promise<void> {
@@ -61,9 +60,9 @@ async function main(): Promise<void> {
   mkdirSync(logDir, { recursive: true });
   const skipped: string[] = [];
   const mock = await startMockProcess(logDir);
-  let targets: Target[] = [];
+  const targets: Target[] = [];
   try {
-    targets = await startTargets(mock.port, logDir, skipped);
+    await startTargets(mock.port, logDir, skipped, targets);
     for (const t of targets) if (t.governance) log(`${t.name}: ${t.governance.join('; ')}`);
     const data: RunData = {
       date: started.toISOString(),
@@ -77,11 +76,11 @@ async function main(): Promise<void> {
     for (const s of chosenScenarios) {
       log(`\n## ${s.title}`);
       for (const t of targets) await measure(s, t, settings.warmupSeconds, mock.child.pid);
-      const byTarget: Partial<Record<TargetName, RunData['results'][string][TargetName]>> = (data.results[s.id] = {});
+      const byTarget: Partial<Record<TargetName, Figures[]>> = (data.results[s.id] = {});
       for (let rep = 1; rep <= settings.reps; rep++) {
         for (const t of targets) {
           const f = await measure(s, t, settings.seconds, mock.child.pid);
-          (byTarget[t.name] ??= [])!.push(f);
+          (byTarget[t.name] ??= []).push(f);
           const shown = Object.entries(f).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(3)}`).join(' ');
           log(`  rep ${rep} ${t.name.padEnd(13)} ${shown}`);
         }

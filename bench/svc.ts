@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, root, startNode, waitReady, type Child } from './child.js';
@@ -51,10 +51,13 @@ function extraConfig(): Json {
   return parsed;
 }
 
-/** The operator config file (SVC_CONFIG): the governance plugins turned on, their limits set very high. */
+/**
+ * The operator config file (SVC_CONFIG): the wanted governance plugins on, their limits set very
+ * high; the others of governanceSets[0] explicitly off (config/default.json may list them).
+ */
 function configFor(plugins: string[]): Json {
   const entries: Json = {};
-  if (plugins.includes('budgets')) entries.budgets = {};
+  for (const p of governanceSets[0]!) entries[p] = plugins.includes(p) ? {} : { enabled: false };
   if (plugins.includes('rate-limit')) entries['rate-limit'] = { config: benchRateLimit };
   return merge({ plugins: entries }, extraConfig()) as Json;
 }
@@ -76,11 +79,11 @@ function envFor(port: number, dataDir: string, configFile: string, backing?: Sca
   };
 }
 
-/** The plugin list from the service's `api.started` log line, once it is there. */
-function startedPlugins(log: string): string[] | undefined {
+/** The plugin list from the service's `api.started` log line past byte `from`, once it is there. */
+function startedPlugins(log: string, from: number): string[] | undefined {
   let text = '';
   try {
-    text = readFileSync(log, 'utf8');
+    text = readFileSync(log).subarray(from).toString('utf8');
   } catch {
     return undefined;
   }
@@ -89,7 +92,6 @@ function startedPlugins(log: string): string[] | undefined {
     if (!line.includes('api.started')) continue;
     try {
       const e = JSON.parse(line) as { event?: string; plugins?: string[] };
-      // The last one: an earlier attempt (with other plugins) may have written its own.
       if (e.event === 'api.started') found = e.plugins ?? [];
     } catch {
       // not a JSON line
@@ -103,15 +105,16 @@ async function attempt(plugins: string[], o: SvcOptions, dataDir: string, log: s
   const configFile = join(dataDir, 'bench-config.json');
   writeFileSync(configFile, JSON.stringify(configFor(plugins), null, 2));
   const flags = [...(process.env.BENCH_SVC_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), ...(o.nodeFlags ?? [])];
-  // Appended: a failed attempt's reason stays in the log above the next attempt.
+  // Appended: a failed attempt's reason stays in the log above this attempt's lines.
+  const from = existsSync(log) ? statSync(log).size : 0;
   const child = startNode([...flags, 'dist/bin/svc.js', 'serve'], envFor(port, dataDir, configFile, o.backing), log, o.root ?? root, true);
   const url = `http://127.0.0.1:${port}`;
   await waitReady(child, `svc (${o.name}, plugins +${plugins.join(',') || 'none'})`, async () => {
     const res = await fetch(`${url}/healthz`);
     await res.arrayBuffer();
-    return res.status === 200 && startedPlugins(log) !== undefined;
+    return res.status === 200 && startedPlugins(log, from) !== undefined;
   });
-  return { child, url, plugins: startedPlugins(log) ?? [], fallbacks: [], stop: () => child.stop() };
+  return { child, url, plugins: startedPlugins(log, from) ?? [], fallbacks: [], stop: () => child.stop() };
 }
 
 /**

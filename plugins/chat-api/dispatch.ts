@@ -67,6 +67,10 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
     upstream.abort();
   };
   ctx.signal.addEventListener('abort', onClientGone, { once: true });
+  // At the end of the shutdown grace every call still running is cut, started or not.
+  const onExpired = (): void => upstream.abort();
+  deps.lifecycle.expired.addEventListener('abort', onExpired, { once: true });
+  if (deps.lifecycle.expired.aborted) upstream.abort();
   try {
     for (let i = 0; i < chain.length; i++) {
       const model = chain[i]!;
@@ -82,6 +86,7 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
         else await wholeReply(ctx, adapter, call);
         return;
       } catch (err) {
+        if (deps.lifecycle.expired.aborted && !ctx.res.headersSent) return refuseShuttingDown(ctx);
         const g = toGatewayError(err);
         if (ctx.res.headersSent || !fallbackCodes.has(g.code) || i === chain.length - 1 || ctx.signal.aborted) throw g;
       }
@@ -89,7 +94,21 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
     throw new GatewayError('output_too_long', 'max_tokens is above the output limit of every candidate model.', { param: 'max_tokens' });
   } finally {
     ctx.signal.removeEventListener('abort', onClientGone);
+    deps.lifecycle.expired.removeEventListener('abort', onExpired);
   }
+}
+
+/**
+ * A call cut by the end of the shutdown grace before anything reached the client: the same plain
+ * 503 (not the error shape) that new requests get while the service drains (SPEC.md Errors).
+ */
+function refuseShuttingDown(ctx: RequestContext): void {
+  const outcome = ctx.state.outcome!;
+  outcome.status = 503;
+  outcome.errorCode = 'server_shutting_down';
+  if (ctx.signal.aborted) return;
+  ctx.res.writeHead(503, { ...ctx.headers, 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+  ctx.res.end('Service Unavailable: shutting down\n');
 }
 
 /**

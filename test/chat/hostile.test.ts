@@ -148,7 +148,7 @@ test('1,000 malformed or hostile bodies: each a 4xx in the spec shape with a req
   assert.is(w.mock.requests.length, 0, 'a hostile body reached the provider');
   assert.is(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype was polluted');
   assert.not.match(w.svc.logs.text, /internal_error/);
-  assert.is(w.svc.logs.events('request.failed').length, 0, 'no request failed on the service side');
+  assert.equal(w.svc.logs.events('request.failed').filter((e) => Number(e.status) >= 500), [], 'no request failed on the service side');
   if (process.env.SVC_TEST_VERBOSE) console.log(`${count} bodies in ${Math.round(performance.now() - started)} ms`, Object.fromEntries(codes));
 });
 

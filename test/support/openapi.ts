@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse } from 'yaml';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { packageRoot } from '../../kernel/paths.js';
 
 /**
- * Validators for the Chat Completions wire format, compiled from the official OpenAPI description
- * in shared/data (the service's wire contract). OpenAPI-only keywords are ignored (strict: false).
+ * Validators for the Chat Completions wire format, compiled from the schemas of the official
+ * OpenAPI description (the service's wire contract). OpenAPI-only keywords are ignored (strict: false).
  */
 let ajv: Ajv2020 | undefined;
 const cache = new Map<string, ValidateFunction>();
@@ -28,8 +27,9 @@ function normalize(node: unknown): unknown {
 
 function load(): Ajv2020 {
   if (ajv) return ajv;
-  const file = process.env.SVC_OPENAPI_FILE ?? resolve(packageRoot, '../shared/data/openai-openapi.yaml');
-  const doc = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  // Extracted from shared/data/openai-openapi.yaml by scripts/extract-openai-schemas.mjs.
+  const file = resolve(packageRoot, 'test/support/openai-chat-schemas.json');
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
   ajv.addSchema({ $id: 'openai', components: normalize(doc.components) }, 'openai');
   return ajv;
