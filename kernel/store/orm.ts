@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { MikroORM as SqlMikroORM, SqliteDriver, NodeSqliteDialect, type EntityManager } from '@mikro-orm/sql';
+import { MikroORM as SqlMikroORM, SqliteDriver, NodeSqliteDialect, type AbstractSqlConnection, type EntityManager } from '@mikro-orm/sql';
 import { MikroORM as PgMikroORM } from '@mikro-orm/postgresql';
 import type { EntitySchema } from '@mikro-orm/core';
 import { defineToken } from '../container/tokens.js';
 import type { KernelConfig } from '../config/schema.js';
 import type { Dialect, Migration } from './migrations.js';
+import { runBound } from './bound-sql.js';
 
 /**
  * The database as plugins see it: a fresh EntityManager per unit of work, raw SQL for migrations
@@ -50,19 +51,20 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
     const file = resolve(dir, 'svc.sqlite');
     orm = await SqlMikroORM.init({ ...common, driver: SqliteDriver, dbName: file, driverOptions: new NodeSqliteDialect(file) });
     await orm.em.getConnection().execute('pragma journal_mode = wal');
+    // WAL with synchronous=normal is durable across process crashes (not power loss of the last
+    // commits) and keeps an fsync off the event loop on every write.
+    await orm.em.getConnection().execute('pragma synchronous = normal');
     await orm.em.getConnection().execute('pragma busy_timeout = 5000');
   }
-  const connection = () => orm.em.getConnection();
+  const connection = () => orm.em.getConnection() as unknown as AbstractSqlConnection;
+  const pg = dialect === 'postgresql';
   return {
     dialect,
     em: () => orm.em.fork() as unknown as EntityManager,
-    execute: async <T>(sql: string, params: unknown[] = []) => (await connection().execute(sql, params)) as T[],
-    transaction: (fn) =>
-      connection().transactional((trx) =>
-        fn(async <T>(sql: string, params: unknown[] = []) => (await connection().execute(sql, params, 'all', trx)) as T[]),
-      ),
+    execute: <T>(sql: string, params: unknown[] = []) => runBound<T>(connection().getClient(), pg, sql, params),
+    transaction: (fn) => connection().transactional((trx) => fn(<T>(sql: string, params: unknown[] = []) => runBound<T>(trx, pg, sql, params))),
     ping: async () => {
-      await connection().execute('select 1');
+      await runBound(connection().getClient(), pg, 'select 1', []);
     },
     close: () => orm.close(true),
   };
