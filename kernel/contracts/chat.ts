@@ -33,6 +33,8 @@ export interface ChatRequest {
   includeUsage: boolean;
   /** max_tokens or max_completion_tokens as the client sent it; undefined when neither was set. */
   maxTokens?: number;
+  /** Which field set maxTokens, so a refusal names the one the client sent. */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   temperature?: number;
   top_p?: number;
   stop?: string | string[];

@@ -58,7 +58,8 @@ export class HttpFront {
     private readonly bodyLimit: number,
     private readonly log: Logger,
   ) {
-    this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => this.handle(req, res));
+    // A whole request (32 MB at most) must arrive within 5 minutes; replies (streams) are not limited.
+    this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 300_000 }, (req, res) => this.handle(req, res));
   }
 
   get active(): number {
@@ -129,10 +130,12 @@ export class HttpFront {
     });
   }
 
-  /** Stops accepting; new requests on open connections get the plain 503. */
+  /**
+   * Starts the drain: the port stays open so that every new request, on a new connection or an
+   * open one, gets the spec's plain 503 (load balancers see it too) until `closeAll()`.
+   */
   drain(): void {
     this.draining = true;
-    this.server.close();
     this.server.closeIdleConnections();
   }
 
@@ -148,7 +151,9 @@ export class HttpFront {
     });
   }
 
+  /** Stops listening and drops every connection. */
   closeAll(): void {
+    this.server.close();
     this.server.closeAllConnections();
   }
 }

@@ -91,7 +91,8 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
         if (ctx.res.headersSent || !fallbackCodes.has(g.code) || i === chain.length - 1 || ctx.signal.aborted) throw g;
       }
     }
-    throw new GatewayError('output_too_long', 'max_tokens is above the output limit of every candidate model.', { param: 'max_tokens' });
+    const field = state.chat!.maxTokensField ?? 'max_tokens';
+    throw new GatewayError('output_too_long', `${field} is above the output limit of every candidate model.`, { param: field });
   } finally {
     ctx.signal.removeEventListener('abort', onClientGone);
     deps.lifecycle.expired.removeEventListener('abort', onExpired);

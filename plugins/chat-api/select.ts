@@ -1,5 +1,10 @@
 import { GatewayError, type CatalogModel, type CatalogService, type RequestContext } from '../../kernel/index.js';
 
+/** A client-chosen name as echoed in an error message: never more than 200 characters of it. */
+function shown(name: string): string {
+  return name.length > 200 ? `${name.slice(0, 200)}…` : name;
+}
+
 /** `<provider>:<model>`: split at the first colon; the id keeps its own colons and slashes. */
 export function isExplicit(model: string): boolean {
   return !model.startsWith('route/') && model !== 'auto' && model.indexOf(':') > 0;
@@ -22,11 +27,11 @@ export function selectExplicit(ctx: RequestContext, catalog: CatalogService): vo
   const providerName = name.slice(0, name.indexOf(':'));
   const provider = catalog.provider(providerName);
   if (!provider || (provider.builtIn && !provider.hasKey)) {
-    throw new GatewayError('provider_not_configured', `The provider ${providerName} of model ${name} is not configured.`, { param: 'model' });
+    throw new GatewayError('provider_not_configured', `The provider ${shown(providerName)} of model ${shown(name)} is not configured.`, { param: 'model' });
   }
   const model = catalog.model(name);
   if (!model || !isPriced(model)) {
-    throw new GatewayError('model_not_found', `The model ${name} does not exist or has no price.`, { param: 'model' });
+    throw new GatewayError('model_not_found', `The model ${shown(name)} does not exist or has no price.`, { param: 'model' });
   }
   ctx.state.candidates = [model];
   ctx.state.selection = { rule: 'explicit' };
@@ -40,7 +45,7 @@ export function checkCapabilities(ctx: RequestContext): void {
   const { chat, needs, candidates } = ctx.state;
   if (candidates.length === 0) {
     if (chat!.model === 'auto') throw new GatewayError('no_model', 'Nothing chose a model and the workspace has no default.', { param: 'model' });
-    throw new GatewayError('model_not_found', `No model or route named ${chat!.model}.`, { param: 'model' });
+    throw new GatewayError('model_not_found', `No model or route named ${shown(chat!.model)}.`, { param: 'model' });
   }
   const able = candidates.filter(
     (m) => (needs!.images === 0 || m.canReadImages) && (needs!.pdfs === 0 || m.canReadPdf) && (!needs!.tools || m.canCallTools),
@@ -53,9 +58,8 @@ export function checkCapabilities(ctx: RequestContext): void {
   }
   const max = chat!.maxTokens;
   if (max !== undefined && max > able[0]!.outputLimit) {
-    throw new GatewayError('output_too_long', `max_tokens ${max} is above the output limit of ${able[0]!.name} (${able[0]!.outputLimit}).`, {
-      param: 'max_tokens',
-    });
+    const field = chat!.maxTokensField ?? 'max_tokens';
+    throw new GatewayError('output_too_long', `${field} ${max} is above the output limit of ${able[0]!.name} (${able[0]!.outputLimit}).`, { param: field });
   }
   ctx.state.candidates = able;
 }

@@ -145,7 +145,10 @@ export function validateChatRequest(body: unknown, limits: AttachmentLimits): { 
   const messages = body.messages.map((m, i) => message(m, i, needs, limits));
   const maxTokens = optionalInteger(body, 'max_completion_tokens') ?? optionalInteger(body, 'max_tokens');
   const chat: ChatRequest = { model: body.model, messages, stream: body.stream === true, includeUsage: body.stream === true && isObject(so) && so.include_usage === true };
-  if (maxTokens !== undefined) chat.maxTokens = maxTokens;
+  if (maxTokens !== undefined) {
+    chat.maxTokens = maxTokens;
+    chat.maxTokensField = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
+  }
   const temperature = optionalNumber(body, 'temperature', 0, 2);
   if (temperature !== undefined) chat.temperature = temperature;
   const topP = optionalNumber(body, 'top_p', 0, 1);

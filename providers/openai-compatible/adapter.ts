@@ -86,7 +86,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
   private context(upstreamModel?: string): ErrorContext {
     const s = this.settings;
-    const secrets = [s.address, this.url?.origin ?? '', this.url?.host ?? '', s.apiKey ?? ''];
+    const secrets = [s.address, this.url?.origin ?? '', this.url?.host ?? '', this.url?.hostname ?? '', s.apiKey ?? ''];
     return upstreamModel === undefined ? { provider: s.name, secrets } : { provider: s.name, upstreamModel, secrets };
   }
 

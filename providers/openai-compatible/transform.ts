@@ -38,7 +38,9 @@ function toolCall(t: ToolCall): ToolCall {
 
 /** One message with only the wire fields (a client's unknown fields never reach the provider). */
 export function vendorMessage(m: ChatMessage): Json {
-  const out: Json = { role: m.role, content: Array.isArray(m.content) ? m.content.map(part) : m.content };
+  // Self-run servers (older vLLM, llama.cpp, Ollama) reject the newer `developer` role; it means
+  // the same as `system` to every Chat-Completions-compatible model.
+  const out: Json = { role: m.role === 'developer' ? 'system' : m.role, content: Array.isArray(m.content) ? m.content.map(part) : m.content };
   if (m.name !== undefined) out.name = m.name;
   if (m.tool_calls && m.tool_calls.length > 0) out.tool_calls = m.tool_calls.map(toolCall);
   if (m.tool_call_id !== undefined) out.tool_call_id = m.tool_call_id;

@@ -126,7 +126,7 @@ test('422 no_model: auto with no routing plugin and no default model', async () 
 
 test('400 output_too_long: max_tokens or max_completion_tokens above the output limit (4096)', async () => {
   await expectSdk(call({ max_tokens: 4097 }), { status: 400, code: 'output_too_long', param: 'max_tokens' });
-  await expectSdk(call({ max_completion_tokens: 100_000 }), { status: 400, code: 'output_too_long' });
+  await expectSdk(call({ max_completion_tokens: 100_000 }), { status: 400, code: 'output_too_long', param: 'max_completion_tokens' });
 });
 
 test('422 unsupported_input: an image or a PDF to a model that cannot read it', async () => {

@@ -14,7 +14,13 @@ export interface ChatWorld extends World {
 /** A world with a mock provider named `local` and one priced model on it, plus an SDK client. */
 export async function startChatWorld(overrides: Record<string, unknown> = {}, modelFields: Record<string, unknown> = {}): Promise<ChatWorld> {
   const mock = await new MockUpstream({ apiKey: 'sk-upstream-canary-7f3a' }).start();
-  const world = await startWorld(overrides);
+  let world: World;
+  try {
+    world = await startWorld(overrides);
+  } catch (err) {
+    await mock.stop(); // a world that failed to start must not leave the mock holding the process open
+    throw err;
+  }
   await world.admin.provider('local', mock.url, 'sk-upstream-canary-7f3a');
   await world.admin.model(modelName, modelFields);
   const client = new OpenAI({ baseURL: `${world.svc.url}/v1`, apiKey: world.apiKey, maxRetries: 0 });

@@ -43,11 +43,14 @@ test('shutdown: a long stream ends with server_shutting_down; a request during t
     const events: string[] = [];
     let stopping: Promise<void> | undefined;
     let late = '';
+    let fresh: Response | undefined;
     await readEvents(res, async (data) => {
       events.push(data);
       if (events.length === 3) {
         stopping = s.svc.service.stop();
         await new Promise((done) => setTimeout(done, 50));
+        // A new connection during the drain: still answered, with the plain 503.
+        fresh = await fetch(`${s.svc.url}/healthz`, { headers: { connection: 'close' } });
         late = await new Promise<string>((done) => {
           let text = '';
           sock.on('data', (b: Buffer) => (text += b.toString('latin1')));
@@ -62,6 +65,9 @@ test('shutdown: a long stream ends with server_shutting_down; a request during t
     assert.is(last.error.code, 'server_shutting_down');
     assert.ok(events.length > 3 && events.length < 100, `${events.length} events`);
     assert.match(late, /^HTTP\/1\.1 503 /);
+    assert.is(fresh!.status, 503);
+    assert.match(fresh!.headers.get('content-type') ?? '', /^text\/plain/);
+    assert.ok(fresh!.headers.get('x-svc-request-id'));
     assert.not.match(late, /application\/json/i);
     assert.not.match(late, /"error"/);
 
