@@ -12,6 +12,7 @@ export type { LogEvents, LogValue } from './log/events.js';
 export type { Logger } from './log/logger.js';
 export type { RouteContext, RouteHandler, HttpMethod } from './http/route.js';
 export { readBody, parseJson } from './http/body.js';
+export { randomId } from './http/ids.js';
 export { sendJson, renderError, requestIdHeader } from './http/render.js';
 export { StoreToken, type Store, type Exec } from './store/orm.js';
 export { BatchWriter, type Row } from './store/batch-writer.js';

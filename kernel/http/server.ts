@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { randomId } from './ids.js';
 import { App, type Request, type Response } from '@tinyhttp/app';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
 import { readBody, parseJson } from './body.js';
@@ -9,7 +9,7 @@ import type { Logger } from '../log/logger.js';
 
 /** Request ids: short, random, URL-safe; also the trace id users look up under Requests. */
 export function newRequestId(): string {
-  return 'req_' + randomBytes(12).toString('base64url');
+  return 'req_' + randomId(12, 'base64url');
 }
 
 type Tagged = IncomingMessage & { svcRequestId?: string };
@@ -50,6 +50,7 @@ export class HttpFront {
     onError: (err: unknown, req: Request, res: Response) => this.fail(req, res, err),
   });
   readonly server: Server;
+  private readonly exact = new Map<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>();
   private inFlight = 0;
   private draining = false;
   private idleWaiters: Array<() => void> = [];
@@ -81,7 +82,11 @@ export class HttpFront {
       this.inFlight--;
       if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     });
-    this.app.handler(req as Request, res as Response);
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const exact = this.exact.get(`${req.method} ${q === -1 ? url : url.slice(0, q)}`);
+    if (exact) void exact(req, res);
+    else this.app.handler(req as Request, res as Response);
   }
 
   private fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
@@ -95,18 +100,20 @@ export class HttpFront {
 
   /** Adds a route whose handler gets a RouteContext; anything it throws is rendered as an error. */
   route(method: HttpMethod, path: string, handler: RouteHandler): void {
-    const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    this.app[verb](path, async (req: Request, res: Response) => {
+    const run = async (req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<void> => {
       const controller = new AbortController();
       res.once('close', () => {
         if (!res.writableFinished) controller.abort();
       });
+      let query: URLSearchParams | undefined;
       const rc: RouteContext = {
         id: requestIdOf(req),
         req,
         res,
-        params: (req.params ?? {}) as Record<string, string>,
-        query: new URL(req.url ?? '/', 'http://local').searchParams,
+        params,
+        get query() {
+          return (query ??= new URL(req.url ?? '/', 'http://local').searchParams);
+        },
         signal: controller.signal,
         readJson: async () => parseJson(await readBody(req, this.bodyLimit)),
         json: (status, body, headers) => sendJson(res, status, body, headers),
@@ -116,7 +123,15 @@ export class HttpFront {
       } catch (err) {
         this.fail(req, res, err);
       }
-    });
+    };
+    // Paths without parameters (the model API among them) are found in one map lookup before
+    // the router; the rest go through tinyhttp.
+    if (!/[:*]/.test(path)) {
+      this.exact.set(`${method} ${path}`, (req, res) => run(req, res, {}));
+      return;
+    }
+    const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    this.app[verb](path, (req: Request, res: Response) => run(req, res, (req.params ?? {}) as Record<string, string>));
   }
 
   listen(port: number, host: string): Promise<number> {

@@ -58,6 +58,8 @@ export class BatchWriter {
         this.timer ??= setTimeout(() => void this.flush(), this.intervalMs * 5);
         return;
       }
+      // SQLite runs on this thread: let waiting requests through between two inserts.
+      if (this.rows.length > 0) await new Promise<void>((done) => setImmediate(done));
     }
   }
 }

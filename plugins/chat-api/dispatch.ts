@@ -130,19 +130,19 @@ async function wholeReply(ctx: RequestContext, adapter: ProviderAdapter, call: U
   outcome.firstTokenMs = Math.round(performance.now() - ctx.startedAt);
   completion.model = call.model.name;
   conform(completion);
-  outcome.usage = completion.usage ?? producedUsage(call.request.messages, completion.choices[0]?.message.content ?? '', call.request.maxTokens);
+  outcome.usage = completion.usage ?? producedUsage(call.request.messages, completion.choices[0]?.message.content?.length ?? 0, call.request.maxTokens);
   outcome.status = 200;
   sendJson(ctx.res, 200, completion, replyHeaders(ctx, call.model));
 }
 
-/** Text a chunk adds, for charging a reply that broke off before the provider reported usage. */
-function producedBy(chunk: ChatCompletionChunk): string {
-  let s = '';
+/** Characters a chunk adds, for charging a reply that broke off before the provider reported usage. */
+function producedBy(chunk: ChatCompletionChunk): number {
+  let n = 0;
   for (const c of chunk.choices) {
-    s += c.delta.content ?? '';
-    for (const t of c.delta.tool_calls ?? []) s += (t.function?.name ?? '') + (t.function?.arguments ?? '');
+    n += c.delta.content?.length ?? 0;
+    for (const t of c.delta.tool_calls ?? []) n += (t.function?.name?.length ?? 0) + (t.function?.arguments?.length ?? 0);
   }
-  return s;
+  return n;
 }
 
 async function streamReply(ctx: RequestContext, adapter: ProviderAdapter, call: UpstreamCall, upstream: AbortController, lifecycle: Lifecycle): Promise<void> {
@@ -156,7 +156,7 @@ async function streamReply(ctx: RequestContext, adapter: ProviderAdapter, call: 
   outcome.firstTokenMs = Math.round(performance.now() - ctx.startedAt);
   const onExpired = (): void => upstream.abort();
   lifecycle.expired.addEventListener('abort', onExpired, { once: true });
-  let produced = '';
+  let produced = 0;
   let usage = null;
   try {
     while (!next.done) {

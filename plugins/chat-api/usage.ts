@@ -4,8 +4,8 @@ import type { ChatMessage, Usage } from '../../kernel/index.js';
  * A rough token count (about four characters a token) used only when the provider reported no
  * usage: a reply that broke off is charged for what was produced (SPEC.md Cost rules).
  */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+export function estimateTokens(chars: number): number {
+  return Math.ceil(chars / 4);
 }
 
 export function estimatePromptTokens(messages: ChatMessage[]): number {
@@ -23,8 +23,8 @@ export function estimatePromptTokens(messages: ChatMessage[]): number {
  * Usage for a reply that ended without the provider's figures. The estimate never exceeds the
  * request's output limit: the provider cannot have produced more, and the hold covers exactly that.
  */
-export function producedUsage(messages: ChatMessage[], producedText: string, maxTokens?: number): Usage {
+export function producedUsage(messages: ChatMessage[], producedChars: number, maxTokens?: number): Usage {
   const prompt = estimatePromptTokens(messages);
-  const completion = Math.min(estimateTokens(producedText), maxTokens ?? Infinity);
+  const completion = Math.min(estimateTokens(producedChars), maxTokens ?? Infinity);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }

@@ -1,6 +1,6 @@
 import { definePlugin, StoreToken, Type, defineToken, BatchWriter } from '../../kernel/index.js';
 import { migrations } from './migrations.js';
-import { usageColumns, spanColumns, usageRow, spanRows } from './records.js';
+import { usageColumns, spanColumns, usageRow, spanRow } from './records.js';
 
 /** Flushes buffered usage records and spans (tests and the diagnostics command read after it). */
 export const TracingFlushToken = defineToken<() => Promise<void>>('tracing.flush');
@@ -20,7 +20,7 @@ export default definePlugin({
   register(ctx) {
     const store = ctx.use(StoreToken);
     const usage = new BatchWriter(store, 'usage_records', usageColumns, ctx.config.flushIntervalMs, ctx.config.maxBatchRows);
-    const spans = new BatchWriter(store, 'spans', spanColumns, ctx.config.flushIntervalMs, ctx.config.maxBatchRows * 8);
+    const spans = new BatchWriter(store, 'spans', spanColumns, ctx.config.flushIntervalMs, ctx.config.maxBatchRows);
     ctx.container.register('tracing.writers', { useValue: [usage, spans] });
     ctx.provide(TracingFlushToken, async () => {
       await usage.flush();
@@ -30,7 +30,7 @@ export default definePlugin({
       const latency = performance.now() - rc.startedAt;
       const row = usageRow(rc, latency);
       usage.add(row);
-      for (const span of spanRows(rc, latency, row)) spans.add(span);
+      spans.add(spanRow(rc, latency, row));
     });
   },
   async stop(ctx) {

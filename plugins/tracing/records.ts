@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { chargeMicroUsd, type RequestContext } from '../../kernel/index.js';
+import { chargeMicroUsd, randomId, type RequestContext } from '../../kernel/index.js';
 
 export const usageColumns = [
   'id', 'created_at', 'workspace_id', 'person_id', 'key_id', 'provider', 'model', 'prompt_tokens', 'completion_tokens',
@@ -36,14 +35,14 @@ export function usageRow(ctx: RequestContext, latencyMs: number): Array<string |
 }
 
 /**
- * The request's spans: a root span and one child per pipeline phase that ran. Attributes are ids,
- * models, token counts, costs, timings and outcomes; never prompt or reply text.
+ * The request's span: one row per request whose attributes carry ids, models, token counts,
+ * costs, timings (each pipeline phase's start and duration) and the outcome; never prompt or
+ * reply text. One row rather than one per phase keeps the write behind each request small.
  */
-export function spanRows(ctx: RequestContext, latencyMs: number, usage: Array<string | number | null>): Array<Array<string | number | null>> {
-  const startUs = ctx.receivedAt.getTime() * 1000;
-  const root = randomBytes(8).toString('hex');
+export function spanRow(ctx: RequestContext, latencyMs: number, usage: Array<string | number | null>): Array<string | number | null> {
   const { outcome, model, principal, selection } = ctx.state;
-  const failed = outcome?.errorCode ? 'error' : 'ok';
+  const phases: Record<string, [number, number]> = {};
+  for (const p of ctx.phases ?? []) phases[p.phase] = [Math.round(p.start * 1000), Math.round((p.end - p.start) * 1000)];
   const attributes = {
     'svc.workspace_id': principal?.workspaceId ?? null,
     'svc.person_id': principal?.personId ?? null,
@@ -57,10 +56,8 @@ export function spanRows(ctx: RequestContext, latencyMs: number, usage: Array<st
     'svc.status': usage[12],
     'svc.error_code': outcome?.errorCode ?? null,
     'svc.ttft_ms': outcome?.firstTokenMs ?? null,
+    /** Phase name → [start µs since the request began, duration µs]. */
+    'svc.phases_us': phases,
   };
-  const rows: Array<Array<string | number | null>> = [[ctx.id, root, null, 'chat.completions', startUs, Math.round(latencyMs * 1000), failed, JSON.stringify(attributes)]];
-  for (const p of ctx.phases ?? []) {
-    rows.push([ctx.id, randomBytes(8).toString('hex'), root, `phase.${p.phase}`, startUs + Math.round(p.start * 1000), Math.round((p.end - p.start) * 1000), 'ok', '{}']);
-  }
-  return rows;
+  return [ctx.id, randomId(8, 'hex'), null, 'chat.completions', ctx.receivedAt.getTime() * 1000, Math.round(latencyMs * 1000), outcome?.errorCode ? 'error' : 'ok', JSON.stringify(attributes)];
 }

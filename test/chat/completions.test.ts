@@ -127,9 +127,12 @@ test('usage record and spans are written behind the response, with no prompt tex
   assert.is(Number(r.cost_micro_usd), 3500);
   assert.is(Number(r.status), 200);
   const spans = await store.execute<Record<string, unknown>>('select name, attributes from spans where trace_id = ?', [id]);
-  const names = spans.map((s) => s.name as string);
-  assert.ok(names.includes('chat.completions'));
-  assert.ok(names.includes('phase.dispatch'));
+  assert.equal(spans.map((s) => s.name), ['chat.completions']);
+  const attributes = JSON.parse(spans[0]!.attributes as string) as Record<string, unknown>;
+  assert.is(attributes['svc.model'], modelName);
+  assert.is(attributes['svc.cost_micro_usd'], 3500);
+  const phases = attributes['svc.phases_us'] as Record<string, [number, number]>;
+  for (const p of ['authenticate', 'validate', 'select', 'capabilities', 'admit', 'hold', 'dispatch']) assert.ok(phases[p], `phase ${p} timed`);
   const dump = JSON.stringify(spans) + w.svc.logs.text;
   assert.not.match(dump, /secret-prompt-canary|secret-reply-canary|sk-upstream-canary/);
 });
