@@ -51,15 +51,13 @@ export class BatchWriter {
       const batch = this.rows.splice(0, 200);
       const placeholders = batch.map(() => `(${this.columns.map(() => '?').join(',')})`).join(',');
       try {
-        await this.store.execute(`insert into ${this.table} (${this.columns.join(',')}) values ${placeholders}`, batch.flat());
+        await this.store.writeBehind(`insert into ${this.table} (${this.columns.join(',')}) values ${placeholders}`, batch.flat());
       } catch (err) {
         this.rows.unshift(...batch);
         this.onError(batch.length, err);
         this.timer ??= setTimeout(() => void this.flush(), this.intervalMs * 5);
         return;
       }
-      // SQLite runs on this thread: let waiting requests through between two inserts.
-      if (this.rows.length > 0) await new Promise<void>((done) => setImmediate(done));
     }
   }
 }

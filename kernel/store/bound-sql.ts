@@ -27,7 +27,7 @@ export function toPostgresPlaceholders(sql: string): string {
 }
 
 /** Values both drivers bind: booleans as 1/0 (tables use integers), dates as ISO text. */
-function bindable(v: unknown): unknown {
+export function bindable(v: unknown): unknown {
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (v instanceof Date) return v.toISOString();
   return v === undefined ? null : v;

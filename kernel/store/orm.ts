@@ -7,6 +7,7 @@ import { defineToken } from '../container/tokens.js';
 import type { KernelConfig } from '../config/schema.js';
 import type { Dialect, Migration } from './migrations.js';
 import { runBound } from './bound-sql.js';
+import { SqliteWriter, type WriteBehind } from './write-behind.js';
 
 /**
  * The database as plugins see it: a fresh EntityManager per unit of work, raw SQL for migrations
@@ -20,6 +21,12 @@ export interface Store {
   readonly dialect: Dialect;
   em(): EntityManager;
   execute<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * Runs a write whose result nobody waits on before answering (batched inserts behind the
+   * response). On SQLite it runs on a worker thread with its own connection, so it never blocks
+   * the event loop; on PostgreSQL it is an ordinary pooled query.
+   */
+  writeBehind(sql: string, params: unknown[]): Promise<void>;
   /** Runs `fn` in one transaction on one connection; `exec` runs SQL inside it. */
   transaction<T>(fn: (exec: Exec) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
@@ -58,15 +65,22 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
   }
   const connection = () => orm.em.getConnection() as unknown as AbstractSqlConnection;
   const pg = dialect === 'postgresql';
+  const writer: WriteBehind = pg
+    ? { run: async (sql, params) => void (await runBound(connection().getClient(), true, sql, params)), close: async () => {} }
+    : new SqliteWriter(resolve(process.cwd(), config.dataDir, 'svc.sqlite'));
   return {
     dialect,
     em: () => orm.em.fork() as unknown as EntityManager,
     execute: <T>(sql: string, params: unknown[] = []) => runBound<T>(connection().getClient(), pg, sql, params),
     transaction: (fn) => connection().transactional((trx) => fn(<T>(sql: string, params: unknown[] = []) => runBound<T>(trx, pg, sql, params))),
+    writeBehind: (sql, params) => writer.run(sql, params),
     ping: async () => {
       await runBound(connection().getClient(), pg, 'select 1', []);
     },
-    close: () => orm.close(true),
+    close: async () => {
+      await writer.close();
+      await orm.close(true);
+    },
   };
 }
 
