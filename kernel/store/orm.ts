@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { MikroORM as SqlMikroORM, SqliteDriver, NodeSqliteDialect, type AbstractSqlConnection, type EntityManager } from '@mikro-orm/sql';
-import { MikroORM as PgMikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM as PgMikroORM } from '@mikro-orm/postgresql';
 import type { EntitySchema } from '@mikro-orm/core';
 import { defineToken } from '../container/tokens.js';
 import type { KernelConfig } from '../config/schema.js';
@@ -46,7 +46,9 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
   const common = { entities, discovery: { warnWhenNoEntities: false }, allowGlobalContext: false, debug: false };
   if (config.database.url) {
     dialect = 'postgresql';
-    orm = await PgMikroORM.init({
+    // Loaded only when used: the embedded shape never pays for the PostgreSQL driver's memory.
+    const { MikroORM: Pg } = await import('@mikro-orm/postgresql');
+    orm = await Pg.init({
       ...common,
       clientUrl: config.database.url,
       pool: { min: 0, max: config.database.poolMax },
