@@ -5,7 +5,7 @@
 export { defineToken, type Token, type DependencyContainer } from './container/tokens.js';
 export { definePlugin, type Plugin, type PluginContext, type PluginCommand } from './plugin/define.js';
 export { phaseNames, type PhaseName, type PhaseHooks, type Compensation } from './pipeline/phases.js';
-export type { RequestContext } from './pipeline/context.js';
+export { newRequestContext, type RequestContext } from './pipeline/context.js';
 export { compensate, type Pipeline } from './pipeline/pipeline.js';
 export { errorTable, GatewayError, isGatewayError, toGatewayError, type ErrorCode, type ErrorDetails } from './errors/index.js';
 export type { LogEvents, LogValue } from './log/events.js';

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestState } from '../contracts/request-state.js';
+import type { RouteContext } from '../http/route.js';
 
 /**
  * One request's context, passed through every phase. A typed object, not a container: phases
@@ -20,4 +21,26 @@ export interface RequestContext {
   state: RequestState;
   /** Start and end of each phase that ran, in ms since `startedAt` (spans are made from these). */
   readonly phases?: Array<{ phase: string; start: number; end: number }>;
+}
+
+/**
+ * A fresh context for a request a route runs through the pipeline.
+ *
+ * @example
+ * const rctx = newRequestContext(rc);
+ * await pipeline.run(rctx, 'receive', 'receive');
+ */
+export function newRequestContext(rc: RouteContext): RequestContext {
+  return {
+    id: rc.id,
+    receivedAt: new Date(),
+    startedAt: performance.now(),
+    req: rc.req,
+    res: rc.res,
+    signal: rc.signal,
+    headers: {},
+    body: undefined,
+    state: { candidates: [] },
+    phases: [],
+  };
 }

@@ -9,7 +9,7 @@ import {
   LifecycleToken,
   PipelineToken,
   ProviderRegistryToken,
-  type RequestContext,
+  newRequestContext,
 } from '../../kernel/index.js';
 import { validateChatRequest } from './validate.js';
 import { selectExplicit, checkCapabilities } from './select.js';
@@ -56,18 +56,7 @@ export default definePlugin({
     });
 
     ctx.route('POST', '/v1/chat/completions', async (rc) => {
-      const rctx: RequestContext = {
-        id: rc.id,
-        receivedAt: new Date(),
-        startedAt: performance.now(),
-        req: rc.req,
-        res: rc.res,
-        signal: rc.signal,
-        headers: {},
-        body: undefined,
-        state: { candidates: [] },
-        phases: [],
-      };
+      const rctx = newRequestContext(rc);
       try {
         await pipeline.run(rctx, 'receive', 'receive');
         rctx.body = await rc.readJson();
