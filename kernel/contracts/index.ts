@@ -5,3 +5,4 @@ export * from './request-state.js';
 export * from './admin.js';
 export * from './provider.js';
 export * from './pricing.js';
+export * from './credentials.js';

@@ -57,6 +57,7 @@ declare module '../../kernel/index.js' {
     'budget.database_down': { error_code: string };
     'budget.database_up': Record<string, never>;
     'budget.snapshot_failed': { error_code: string };
+    'budget.webhook_secret_unreadable': Record<string, never>;
     'budget.cap_changed': { cap_id: string; scope: string; action: 'created' | 'updated' | 'deleted'; actor_id: string };
   }
 }

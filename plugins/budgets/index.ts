@@ -1,5 +1,6 @@
 import {
   AdminApiToken,
+  CredentialVaultToken,
   BatchWriter,
   SnapshotSync,
   CacheToken,
@@ -18,7 +19,7 @@ import { LiveHolds } from './live.js';
 import { migrations } from './migrations.js';
 import { Reaper } from './reaper.js';
 import { holdColumns, Settler } from './settler.js';
-import { changeChannel, emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
+import { changeChannel, emptySnapshot, loadSnapshot, webhookSecretContext, type Snapshot } from './snapshot.js';
 import { Totals } from './totals.js';
 import { capRoutes } from './routes/caps.js';
 import { settingRoutes } from './routes/settings.js';
@@ -72,7 +73,20 @@ export default definePlugin({
     const live = new LiveHolds();
     const settler = new Settler(cache, live, totals, holdLog, ctx.log, graceMs);
     const configured = cfg.alertWebhook.url ? { url: cfg.alertWebhook.url, secret: ctx.env[cfg.alertWebhook.secretEnv] ?? null } : null;
-    const alerts = new Alerts(store, ctx.log, () => sync.current.caps, () => sync.current.webhook ?? configured, cfg.alertWebhook);
+    const vault = ctx.use(CredentialVaultToken);
+    // The stored webhook secret is encrypted like provider keys; it is opened only to sign a delivery.
+    const webhook = () => {
+      const w = sync.current.webhook;
+      if (!w) return configured;
+      try {
+        return { url: w.url, secret: w.secret === null ? null : vault.decrypt(w.secret, webhookSecretContext) };
+      } catch {
+        // Its recovery key version is gone: never send unsigned; the alert stays recorded, undelivered.
+        ctx.log.error('budget.webhook_secret_unreadable', {});
+        return null;
+      }
+    };
+    const alerts = new Alerts(store, ctx.log, () => sync.current.caps, webhook, cfg.alertWebhook);
     totals.onWritten = (rows) => alerts.check(rows);
     const reaper = new Reaper(cache, live, totals, holdLog, ctx.log, { expiryMs: cfg.holdExpirySeconds * 1000, intervalMs: cfg.reaperIntervalMs, graceMs });
     running.set(ctx.container, { sync, totals, holdLog, alerts, reaper, settler });
@@ -93,7 +107,7 @@ export default definePlugin({
     });
     ctx.provide(BudgetsReapToken, () => reaper.tick());
 
-    const deps = { admin: ctx.use(AdminApiToken), identity: ctx.use(IdentityToken), catalog, store, sync, totals, log: ctx.log, defaults: cfg.defaultThresholds };
+    const deps = { vault, admin: ctx.use(AdminApiToken), identity: ctx.use(IdentityToken), catalog, store, sync, totals, log: ctx.log, defaults: cfg.defaultThresholds };
     capRoutes(deps);
     settingRoutes(deps);
     spendRoutes(deps);

@@ -4,13 +4,16 @@ import type { Period } from './periods.js';
 
 export const changeChannel = 'budgets.changed';
 
+/** Encryption context of the stored alert webhook secret (see CredentialVault). */
+export const webhookSecretContext = 'budgets.alert-webhook';
+
 /** What the request path reads: caps and settings, in memory. */
 export interface Snapshot {
   caps: Cap[];
   index: CapIndex;
   /** Workspace id → budget fallback model name. */
   fallbackModel: Map<string, string>;
-  /** The alert webhook set through the admin API (instance-wide), if any. */
+  /** The alert webhook set through the admin API (instance-wide), if any; `secret` is the stored ciphertext. */
   webhook: { url: string; secret: string | null } | null;
 }
 

@@ -1,5 +1,5 @@
 import {
-  AdminApiToken, CacheToken, CatalogToken, ProviderRegistryToken, StoreToken, Type, definePlugin, type PluginContext, type Static,
+  AdminApiToken, CacheToken, CatalogToken, CredentialVaultToken, ProviderRegistryToken, StoreToken, Type, definePlugin, type PluginContext, type Static,
 } from '../../kernel/index.js';
 import { runCheck, type CheckOutcome } from './check.js';
 import { CatalogCore, changeChannel } from './core.js';
@@ -115,6 +115,7 @@ export default definePlugin({
     const core = new CatalogCore(repo, snapshot, credentials, health, cache, ctx.log, registry, ctx.config.checkTimeoutMs);
     states.set(ctx, { core });
     ctx.provide(CatalogToken, snapshot);
+    ctx.provide(CredentialVaultToken, credentials);
     const admin = ctx.use(AdminApiToken);
     providerRoutes(admin, core);
     modelRoutes(admin, core);

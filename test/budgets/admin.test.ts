@@ -178,6 +178,9 @@ test('alerts: crossing a threshold once per period is recorded, signed, delivere
       assert.not.ok(view.includes(canary), `${canary} in the webhook view`);
       assert.not.ok(JSON.stringify(after).includes(canary), `${canary} in alerts`);
     }
+    // Stored encrypted, like provider keys.
+    const stored = JSON.stringify(await svc.sql('select * from budget_settings'));
+    assert.not.ok(stored.includes('CANARY-webhook-secret-0042'), 'webhook secret stored in plaintext');
   } finally {
     await svc.admin.ok('PUT', '/budget-alert-webhook', { url: null });
     await new Promise((r) => hook.server.close(r));

@@ -1,4 +1,4 @@
-import type { AdminApi, CatalogService, IdentityService, Logger, SnapshotSync, Store } from '../../../kernel/index.js';
+import type { AdminApi, CatalogService, CredentialVault, IdentityService, Logger, SnapshotSync, Store } from '../../../kernel/index.js';
 import type { Snapshot } from '../snapshot.js';
 import type { Totals } from '../totals.js';
 
@@ -9,6 +9,7 @@ export interface RouteDeps {
   catalog: CatalogService;
   store: Store;
   sync: SnapshotSync<Snapshot>;
+  vault: CredentialVault;
   totals: Totals;
   log: Logger;
   /** Alert thresholds of a cap created without its own. */

@@ -1,3 +1,4 @@
+import { webhookSecretContext } from '../snapshot.js';
 import { GatewayError, Type } from '../../../kernel/index.js';
 import type { RouteDeps } from './deps.js';
 
@@ -76,7 +77,8 @@ export function settingRoutes(d: RouteDeps): void {
   d.admin.route({
     method: 'PUT', path: '/budget-alert-webhook', summary: 'Set the alert webhook and its HMAC secret (url null removes it)', tag, access: 'instance-admin', body: WebhookBody, response: WebhookView,
     handler: async ({ body }) => {
-      const secret = body.url === null ? null : (body.secret ?? d.sync.current.webhook?.secret ?? null);
+      // A new secret is stored encrypted; none given keeps the stored one.
+      const secret = body.url === null ? null : body.secret !== undefined ? d.vault.encrypt(body.secret, webhookSecretContext) : (d.sync.current.webhook?.secret ?? null);
       await upsertSetting(d, '*', 'webhook', [body.url, secret]);
       return webhookView(d.sync.current.webhook);
     },
