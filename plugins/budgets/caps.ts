@@ -51,10 +51,28 @@ export function totalKey(scope: Scope, id: string, period: Period, t: number): s
   return `${scope}:${id}:${period}:${periodKey(period, t)}`;
 }
 
-/** Every running total a charge at `t` adds to: each scope of the request in each period. */
+/**
+ * Every running total a charge at `t` adds to: each scope of the request in each period. The list
+ * is the same for a principal all day, so it is kept for the day (bounded) instead of building
+ * sixteen strings on every request.
+ */
 export function chargedTotalKeys(p: Pick<Principal, 'workspaceId' | 'personId' | 'keyId'>, t: number): string[] {
-  return principalScopes(p).flatMap(({ scope, id }) => periods.map((period) => totalKey(scope, id, period, t)));
+  const day = Math.floor(t / 86_400_000);
+  if (day !== keysDay || keysByPrincipal.size > 10_000) {
+    keysDay = day;
+    keysByPrincipal.clear();
+  }
+  const id = `${p.workspaceId}|${p.personId}|${p.keyId ?? ''}`;
+  let keys = keysByPrincipal.get(id);
+  if (!keys) {
+    keys = principalScopes(p).flatMap(({ scope, id: sid }) => periods.map((period) => totalKey(scope, sid, period, t)));
+    keysByPrincipal.set(id, keys);
+  }
+  return keys;
 }
+
+let keysDay = Number.NaN;
+const keysByPrincipal = new Map<string, string[]>();
 
 /** Caps indexed by `scope:scopeId` for the request path. */
 export type CapIndex = Map<string, Cap[]>;

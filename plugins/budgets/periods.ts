@@ -32,6 +32,19 @@ function isoWeek(t: number): { year: number; week: number } {
  * periodKey('week', Date.UTC(2026, 0, 1)) // '2026-W01'
  */
 export function periodKey(period: Period, t: number): string {
+  // Every period key changes only at a UTC midnight: the day's four keys are computed once.
+  const day = Math.floor(t / DAY);
+  if (day !== cachedDay) {
+    cachedDay = day;
+    cachedKeys = { day: computeKey('day', t), week: computeKey('week', t), month: computeKey('month', t), lifetime: 'all' };
+  }
+  return cachedKeys[period];
+}
+
+let cachedDay = Number.NaN;
+let cachedKeys: Record<Period, string> = { day: '', week: '', month: '', lifetime: 'all' };
+
+function computeKey(period: Period, t: number): string {
   const d = new Date(t);
   switch (period) {
     case 'day':
