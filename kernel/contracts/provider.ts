@@ -30,14 +30,17 @@ export interface UpstreamCall {
 /**
  * A vendor adapter (ARCHITECTURE.md §6): turns the normalized request into the vendor's wire call,
  * and the vendor's reply, chunks and errors back into Chat Completions objects and GatewayErrors
- * with the spec's codes. Replies carry the provider's own model id; the dispatcher rewrites it.
+ * with the spec's codes. Replies and chunks must validate against the wire schema (fill
+ * `refusal: null` and `logprobs: null` where a server omits them); they carry the provider's own
+ * model id, which the dispatcher rewrites.
  */
 export interface ProviderAdapter {
   /** A whole reply. Throws a GatewayError (context_length_exceeded, provider_billing, …). */
   complete(call: UpstreamCall): Promise<ChatCompletion>;
   /**
-   * A stream. Resolves once the provider accepted the request (status 200) — errors before that
-   * are thrown as GatewayErrors; the iterator then yields chunks as they arrive and throws
+   * A stream. Resolves once the first event arrived, so every error before it (a refusal status,
+   * or an error event in place of the first chunk) is thrown as a GatewayError while the
+   * dispatcher can still fall back; the iterator then yields chunks as they arrive and throws
    * GatewayError('stream_interrupted') if the stream breaks off or goes idle too long.
    * Usage is requested from the provider whenever it supports it, for accounting.
    */
@@ -47,7 +50,7 @@ export interface ProviderAdapter {
   close(): Promise<void>;
 }
 
-/** A built-in hosted provider: its fixed name and address and its priced models. */
+/** A built-in hosted provider: its fixed name and address (its priced models come with the built-in vendors' issue). */
 export interface BuiltInProvider {
   name: string;
   address: string;

@@ -44,9 +44,9 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   });
 }
 
-/** Parses a body as JSON; bad UTF-8 or bad JSON is 400 invalid_request. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Parses a body as JSON; bad UTF-8 or bad JSON is 400 invalid_request. */
 export function parseJson(body: Buffer): unknown {
   if (body.length === 0) throw new GatewayError('invalid_request', 'The request body is empty; a JSON object is expected.');
   let text: string;

@@ -20,6 +20,7 @@ export interface LogEvents {
   'health.dependency_up': { component: string };
   'request.failed': { request_id: string; status: number; code: string };
   'plugin.order': { plugins: readonly string[] };
+  'plugin.hook_failed': { plugin: string; phase: string; request_id: string };
   'store.migrated': { applied: readonly string[]; dialect: string };
 }
 

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { MikroORM as SqlMikroORM, SqliteDriver, NodeSqliteDialect, type AbstractSqlConnection, type EntityManager } from '@mikro-orm/sql';
 import type { MikroORM as PgMikroORM } from '@mikro-orm/postgresql';
 import type { EntitySchema } from '@mikro-orm/core';
@@ -43,6 +43,7 @@ type AnyOrm = Awaited<ReturnType<typeof SqlMikroORM.init>> | Awaited<ReturnType<
 export async function openStore(config: KernelConfig, entities: EntitySchema[]): Promise<Store> {
   let orm: AnyOrm;
   let dialect: Dialect;
+  const file = resolve(process.cwd(), config.dataDir, 'svc.sqlite');
   const common = { entities, discovery: { warnWhenNoEntities: false }, allowGlobalContext: false, debug: false };
   if (config.database.url) {
     dialect = 'postgresql';
@@ -55,9 +56,8 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
     });
   } else {
     dialect = 'sqlite';
-    const dir = resolve(process.cwd(), config.dataDir);
+    const dir = dirname(file);
     mkdirSync(dir, { recursive: true });
-    const file = resolve(dir, 'svc.sqlite');
     orm = await SqlMikroORM.init({ ...common, driver: SqliteDriver, dbName: file, driverOptions: new NodeSqliteDialect(file) });
     await orm.em.getConnection().execute('pragma journal_mode = wal');
     // WAL with synchronous=normal is durable across process crashes (not power loss of the last
@@ -69,7 +69,7 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
   const pg = dialect === 'postgresql';
   const writer: WriteBehind = pg
     ? { run: async (sql, params) => void (await runBound(connection().getClient(), true, sql, params)), close: async () => {} }
-    : new SqliteWriter(resolve(process.cwd(), config.dataDir, 'svc.sqlite'));
+    : new SqliteWriter(file);
   return {
     dialect,
     em: () => orm.em.fork() as unknown as EntityManager,

@@ -3,7 +3,6 @@ import {
   sendJson,
   toGatewayError,
   type CatalogModel,
-  type ChatCompletion,
   type ChatCompletionChunk,
   type ErrorCode,
   type Lifecycle,
@@ -48,7 +47,7 @@ export function replyHeaders(ctx: RequestContext, model: CatalogModel): Record<s
   return h;
 }
 
-function blankOutcome(): Outcome {
+export function blankOutcome(): Outcome {
   return { status: 0, errorCode: null, usage: null, sent: false, firstTokenMs: null, clientClosed: false };
 }
 
@@ -82,7 +81,7 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
         const call: UpstreamCall = { model, request: { ...state.chat!, maxTokens: requested ?? model.outputLimit }, signal: upstream.signal };
         if (ctx.signal.aborted) return;
         outcome.sent = true;
-        if (state.chat!.stream) await streamReply(ctx, adapter, call, upstream, deps.lifecycle);
+        if (state.chat!.stream) await streamReply(ctx, adapter, call, deps.lifecycle);
         else await wholeReply(ctx, adapter, call);
         return;
       } catch (err) {
@@ -112,24 +111,11 @@ function refuseShuttingDown(ctx: RequestContext): void {
   ctx.res.end('Service Unavailable: shutting down\n');
 }
 
-/**
- * Fills fields the wire schema requires that some OpenAI-compatible servers omit (vLLM, llama.cpp
- * and Ollama leave out `refusal` and `logprobs`), so every reply validates for strict clients.
- */
-function conform(completion: ChatCompletion): void {
-  completion.object = 'chat.completion';
-  for (const c of completion.choices) {
-    c.message.refusal ??= null;
-    c.logprobs ??= null;
-  }
-}
-
 async function wholeReply(ctx: RequestContext, adapter: ProviderAdapter, call: UpstreamCall): Promise<void> {
   const completion = await adapter.complete(call);
   const outcome = ctx.state.outcome!;
   outcome.firstTokenMs = Math.round(performance.now() - ctx.startedAt);
   completion.model = call.model.name;
-  conform(completion);
   outcome.usage = completion.usage ?? producedUsage(call.request.messages, completion.choices[0]?.message.content?.length ?? 0, call.request.maxTokens);
   outcome.status = 200;
   sendJson(ctx.res, 200, completion, replyHeaders(ctx, call.model));
@@ -145,7 +131,7 @@ function producedBy(chunk: ChatCompletionChunk): number {
   return n;
 }
 
-async function streamReply(ctx: RequestContext, adapter: ProviderAdapter, call: UpstreamCall, upstream: AbortController, lifecycle: Lifecycle): Promise<void> {
+async function streamReply(ctx: RequestContext, adapter: ProviderAdapter, call: UpstreamCall, lifecycle: Lifecycle): Promise<void> {
   const outcome = ctx.state.outcome!;
   const iterator = (await adapter.stream(call))[Symbol.asyncIterator]();
   // Before the first chunk nothing reached the client: an error here is a plain JSON error (or a fallback).
@@ -154,8 +140,6 @@ async function streamReply(ctx: RequestContext, adapter: ProviderAdapter, call: 
   writer.open(replyHeaders(ctx, call.model));
   outcome.status = 200;
   outcome.firstTokenMs = Math.round(performance.now() - ctx.startedAt);
-  const onExpired = (): void => upstream.abort();
-  lifecycle.expired.addEventListener('abort', onExpired, { once: true });
   let produced = 0;
   let usage = null;
   try {
@@ -183,7 +167,6 @@ async function streamReply(ctx: RequestContext, adapter: ProviderAdapter, call: 
     }
     await iterator.return?.().catch(() => {});
   } finally {
-    lifecycle.expired.removeEventListener('abort', onExpired);
     outcome.usage = usage ?? producedUsage(call.request.messages, produced, call.request.maxTokens);
   }
 }

@@ -13,7 +13,7 @@ import {
 } from '../../kernel/index.js';
 import { validateChatRequest } from './validate.js';
 import { selectExplicit, checkCapabilities } from './select.js';
-import { dispatch } from './dispatch.js';
+import { blankOutcome, dispatch } from './dispatch.js';
 import { listModels } from './models.js';
 
 const MB = 1024 * 1024;
@@ -64,7 +64,7 @@ export default definePlugin({
         await pipeline.run(rctx, 'dispatch', 'dispatch');
       } catch (err) {
         const g = toGatewayError(err);
-        const outcome = (rctx.state.outcome ??= { status: 0, errorCode: null, usage: null, sent: false, firstTokenMs: null, clientClosed: false });
+        const outcome = (rctx.state.outcome ??= blankOutcome());
         if (rc.signal.aborted) {
           // The client left (the upstream call was aborted for it): nobody to answer, and not a
           // failure of the service. The record says client_closed with status 499.
@@ -82,7 +82,8 @@ export default definePlugin({
         }
         renderError(rc.res, g, rctx.headers);
       } finally {
-        await pipeline.settle(rctx, () => {});
+        // A failing settle hook must not stop the others, nor go unseen.
+        await pipeline.settle(rctx, (plugin) => ctx.log.error('plugin.hook_failed', { plugin, phase: 'settle', request_id: rc.id }));
       }
     });
   },

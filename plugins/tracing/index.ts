@@ -2,13 +2,19 @@ import { definePlugin, StoreToken, Type, defineToken, BatchWriter } from '../../
 import { migrations } from './migrations.js';
 import { usageColumns, spanColumns, usageRow, spanRow } from './records.js';
 
+declare module '../../kernel/index.js' {
+  interface LogEvents {
+    'tracing.flush_failed': { table: string; rows: number };
+  }
+}
+
 /** Flushes buffered usage records and spans (tests and the diagnostics command read after it). */
 export const TracingFlushToken = defineToken<() => Promise<void>>('tracing.flush');
 
 /**
  * Records every model request behind the response: a usage record (who, model, tokens, charge,
- * status, latency, time to first token) and its spans (one per pipeline phase). Batched; flushed
- * completely on graceful shutdown, so nothing is lost.
+ * status, latency, time to first token) and its span (with each pipeline phase's timing). Batched;
+ * a failed write is kept, retried and logged; flushed completely on graceful shutdown.
  */
 export default definePlugin({
   name: 'tracing',
@@ -19,8 +25,10 @@ export default definePlugin({
   migrations,
   register(ctx) {
     const store = ctx.use(StoreToken);
-    const usage = new BatchWriter(store, 'usage_records', usageColumns, ctx.config.flushIntervalMs, ctx.config.maxBatchRows);
-    const spans = new BatchWriter(store, 'spans', spanColumns, ctx.config.flushIntervalMs, ctx.config.maxBatchRows);
+    const { flushIntervalMs, maxBatchRows } = ctx.config;
+    const failed = (table: string) => (rows: number) => ctx.log.warn('tracing.flush_failed', { table, rows });
+    const usage = new BatchWriter(store, 'usage_records', usageColumns, flushIntervalMs, maxBatchRows, 100_000, failed('usage_records'));
+    const spans = new BatchWriter(store, 'spans', spanColumns, flushIntervalMs, maxBatchRows, 100_000, failed('spans'));
     ctx.container.register('tracing.writers', { useValue: [usage, spans] });
     ctx.provide(TracingFlushToken, async () => {
       await usage.flush();
