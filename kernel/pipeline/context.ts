@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestState } from '../contracts/request-state.js';
 import type { RouteContext } from '../http/route.js';
+import type { GatewayError } from '../errors/gateway-error.js';
 
 /**
  * One request's context, passed through every phase. A typed object, not a container: phases
@@ -15,6 +16,19 @@ export interface RequestContext {
   readonly res: ServerResponse;
   /** Aborted when the client goes away or the service stops the request. */
   readonly signal: AbortSignal;
+  /**
+   * Aborted when the service itself ends a running request (its access was revoked, …); the
+   * reason is the GatewayError to end it with. Dispatch stops the upstream call and ends the reply
+   * with that error: a JSON error before the first chunk, a final error event after it.
+   */
+  readonly stopped: AbortSignal;
+  /**
+   * Ends a running request with `reason` (see `stopped`). The first reason wins.
+   *
+   * @example
+   * rctx.stop(new GatewayError('access_revoked', 'Access to this workspace was removed during the request.'));
+   */
+  stop(reason: GatewayError): void;
   /** Response headers that any phase may add; written with the response, refusals included. */
   readonly headers: Record<string, string>;
   body: unknown;
@@ -31,7 +45,12 @@ export interface RequestContext {
  * await pipeline.run(rctx, 'receive', 'receive');
  */
 export function newRequestContext(rc: RouteContext): RequestContext {
+  const stopper = new AbortController();
   return {
+    stopped: stopper.signal,
+    stop: (reason) => {
+      if (!stopper.signal.aborted) stopper.abort(reason);
+    },
     id: rc.id,
     receivedAt: new Date(),
     startedAt: performance.now(),
