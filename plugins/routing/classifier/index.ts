@@ -8,14 +8,15 @@ import type { Classification, RouteClassifier, RouteText } from './contract.js';
 import { defaultModelDir } from './encoder.js';
 import { Lru } from './lru.js';
 import type { FromWorker, ToWorker, WorkerOptions } from './protocol.js';
-import { routesKey } from './scoring.js';
+import { routesKey, WEIGHTS, type ScoreWeights } from './scoring.js';
+import { CALIBRATION } from './calibration-table.js';
 
 export type { Classification, RouteClassifier, RouteScore, RouteText } from './contract.js';
 
 /** Recommended `auto` threshold on the calibrated confidence: below it the request goes to the default (`below_threshold`). */
-export const DEFAULT_CONFIDENCE_THRESHOLD = 0.7;
+export const DEFAULT_CONFIDENCE_THRESHOLD = 0.45;
 /** Recommended margin: when the top two confidences are closer than this, the request goes to the default (`ambiguous`). */
-export const DEFAULT_AMBIGUITY_MARGIN = 0.03;
+export const DEFAULT_AMBIGUITY_MARGIN = 0.02;
 /** Recommended minimum latest-user-message length in characters (trimmed) below which `auto` does not classify (`too_short`). */
 export const DEFAULT_MIN_MESSAGE_CHARS = 8;
 
@@ -27,6 +28,10 @@ export interface ClassifierOptions {
   /** Finished classifications kept on the calling thread, keyed by routes and text (a hit never reaches the worker). */
   resultCacheSize?: number;
   /** Called on every state change, for the routing plugin's logs and health check. */
+  /** Blend of the three similarities; default: the tuned WEIGHTS. For the evaluation harness. */
+  weights?: ScoreWeights;
+  /** Raw → confidence table; default: the committed calibration. The evaluation harness passes [] to read raw scores. */
+  calibration?: ReadonlyArray<readonly [number, number]>;
   onStateChange?: (state: RouteClassifier['state'], detail: { loadMs?: number; reason?: string }) => void;
 }
 
@@ -49,7 +54,12 @@ interface Pending {
 }
 
 export function createClassifier(options: ClassifierOptions = {}): LocalClassifier {
-  const workerOptions: WorkerOptions = { modelDir: options.modelDir ?? defaultModelDir(), promptCacheSize: options.promptCacheSize ?? 1024 };
+  const workerOptions: WorkerOptions = {
+    modelDir: options.modelDir ?? defaultModelDir(),
+    promptCacheSize: options.promptCacheSize ?? 1024,
+    weights: options.weights ?? WEIGHTS,
+    calibration: options.calibration ?? CALIBRATION,
+  };
   const results = new Lru<string, Classification>(options.resultCacheSize ?? 1024);
   const pending = new Map<number, Pending>();
   let state: RouteClassifier['state'] = 'loading';

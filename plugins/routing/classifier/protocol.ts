@@ -1,10 +1,13 @@
 /** Messages between the classifier (main thread) and its worker thread. */
 import type { RouteText } from './contract.js';
-import type { RawScore } from './scoring.js';
+import type { RawScore, ScoreWeights } from './scoring.js';
 
 export interface WorkerOptions {
   modelDir: string;
   promptCacheSize: number;
+  weights: ScoreWeights;
+  /** Raw → confidence points; empty: the raw score clamped to 0–1 (the evaluation harness fits the table from it). */
+  calibration: ReadonlyArray<readonly [number, number]>;
 }
 
 export type ToWorker =

@@ -8,9 +8,16 @@ import { dot, normalise, type SentenceEncoder, DIMENSIONS } from './encoder.js';
 import { LexicalIndex } from './lexical.js';
 import { Lru } from './lru.js';
 import { calibrate, roundConfidence } from './calibration.js';
+import { CALIBRATION } from './calibration-table.js';
 
 /** The blend, chosen on the tuning half of bench/routing/ (see the classifier README). */
-export const WEIGHTS = { centroid: 0.35, nearest: 0.35, lexical: 0.3 } as const;
+export const WEIGHTS: ScoreWeights = { centroid: 0.35, nearest: 0.35, lexical: 0.3 };
+
+export interface ScoreWeights {
+  centroid: number;
+  nearest: number;
+  lexical: number;
+}
 
 export interface RawScore {
   route: string;
@@ -41,7 +48,12 @@ export class RouteScorer {
   /** Prompts the encoder actually ran on (cache misses). */
   encoded = 0;
 
-  constructor(private readonly encoder: SentenceEncoder, promptCacheSize: number) {
+  constructor(
+    private readonly encoder: SentenceEncoder,
+    promptCacheSize: number,
+    private readonly weights: ScoreWeights = WEIGHTS,
+    private readonly calibration: ReadonlyArray<readonly [number, number]> = CALIBRATION,
+  ) {
     this.prompts = new Lru(promptCacheSize);
   }
 
@@ -53,8 +65,9 @@ export class RouteScorer {
       const { centroid, texts } = embedded[i]!;
       let nearest = -1;
       for (const t of texts) nearest = Math.max(nearest, dot(prompt, t));
-      const raw = WEIGHTS.centroid * dot(prompt, centroid) + WEIGHTS.nearest * nearest + WEIGHTS.lexical * lexical[i]!;
-      return { route: route.name, raw, confidence: roundConfidence(calibrate(raw)) };
+      const { weights } = this;
+      const raw = weights.centroid * dot(prompt, centroid) + weights.nearest * nearest + weights.lexical * lexical[i]!;
+      return { route: route.name, raw, confidence: roundConfidence(calibrate(raw, this.calibration)) };
     });
     return scores.sort((a, b) => b.raw - a.raw || (a.route < b.route ? -1 : 1));
   }

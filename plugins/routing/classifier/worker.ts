@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   let scorer: RouteScorer;
   try {
-    scorer = new RouteScorer(await SentenceEncoder.load(options.modelDir), options.promptCacheSize);
+    scorer = new RouteScorer(await SentenceEncoder.load(options.modelDir), options.promptCacheSize, options.weights, options.calibration);
     // One warm-up pass compiles the graph's kernels, so the first real prompt is not the slowest.
     await scorer.score('warm up', [{ name: 'warm-up', version: '0', description: 'warm up', examples: [] }]);
     scorer.encoded = 0;
