@@ -11,7 +11,8 @@ import { calibrate, roundConfidence } from '../../plugins/routing/classifier/cal
 import { CALIBRATION } from '../../plugins/routing/classifier/calibration-table.js';
 import { WEIGHTS } from '../../plugins/routing/classifier/scoring.js';
 import { loadPrompts, loadRoutes, NONE } from './dataset.js';
-import { decide, fitCalibration, percentile, report, type Scored } from './metrics.js';
+import { decide, fitCalibration, report, type Scored } from './metrics.js';
+import { quantile } from '../stats.js';
 import { printReport, printSweep } from './print.js';
 
 const args = process.argv.slice(2);
@@ -64,7 +65,7 @@ console.log(`weights centroid ${weights.centroid} / nearest ${weights.nearest} /
 printReport('TUNING half (weights, calibration and thresholds were chosen on it)', sweep(tune, threshold, margin), labels, top1(tune));
 printReport('HELD-OUT half (never used for tuning)', sweep(holdout, threshold, margin), labels, top1(holdout));
 const ms = scored.map((s) => s.ms);
-console.log(`\nLatency per prompt (classify() round trip from the main thread, encoder in the worker, no cache): p50 ${percentile(ms, 50).toFixed(2)} ms, p99 ${percentile(ms, 99).toFixed(2)} ms, max ${Math.max(...ms).toFixed(2)} ms`);
+console.log(`\nLatency per prompt (classify() round trip from the main thread, encoder in the worker, no cache): p50 ${quantile(ms, 0.5).toFixed(2)} ms, p99 ${quantile(ms, 0.99).toFixed(2)} ms, max ${Math.max(...ms).toFixed(2)} ms`);
 
 function calibrationSource(points: ReadonlyArray<readonly [number, number]>): string {
   return `/**

@@ -82,8 +82,3 @@ export function fitCalibration(samples: { raw: number; right: boolean }[]): [num
   const round = (x: number): number => Math.round(x * 10_000) / 10_000;
   return blocks.map((b) => [round(b.rawSum / b.n), round((b.right + 0.5) / (b.n + 1))]);
 }
-
-export function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
