@@ -158,12 +158,17 @@ export async function assertCharged(r: Replicas, requestId: string, x: { status:
   const { a } = r;
   let row: any;
   let hold: any;
+  let span: any;
   await eventually(a, async () => {
     [row] = await a.sql('select * from usage_records where id = ?', [requestId]);
     [hold] = await a.sql('select * from budget_holds where request_id = ?', [requestId]);
-    assert.ok(row && hold, 'usage record and ended hold written');
+    [span] = await a.sql('select status, attributes from spans where trace_id = ?', [requestId]);
+    assert.ok(row && hold && span, 'usage record, ended hold and span written');
   });
   assert.is(row.error_code, 'access_revoked');
+  const attributes = JSON.parse(String(span.attributes)) as Record<string, unknown>;
+  assert.is(span.status, 'error');
+  assert.is(attributes['svc.error_code'], 'access_revoked', 'the trace shows the outcome');
   assert.is(Number(row.status), x.status);
   assert.is(Number(row.completion_tokens), x.completionTokens);
   assert.is(Number(row.prompt_tokens), x.completionTokens === 0 ? 0 : estimatePromptTokens(prompt));
