@@ -13,6 +13,8 @@ export interface RegistryOptions {
   timeouts: UpstreamTimeouts;
   /** Keep-alive connections per provider, passed to adapters that pool (openai-compatible does). */
   connections: number;
+  /** Deadlines of one provider over `timeouts`. */
+  perProvider?: Record<string, Partial<UpstreamTimeouts>>;
 }
 
 /**
@@ -42,7 +44,8 @@ export class Registry implements ProviderRegistry {
   private build(vendor: string, settings: Omit<ProviderSettings, 'timeouts'>): ProviderAdapter {
     const factory = this.factories.get(vendor);
     if (!factory) throw new GatewayError('provider_not_configured', `No adapter is installed for provider vendor "${vendor}".`);
-    const full: ProviderSettings & { connections: number } = { ...settings, timeouts: this.options.timeouts, connections: this.options.connections };
+    const timeouts = { ...this.options.timeouts, ...this.options.perProvider?.[settings.name] };
+    const full: ProviderSettings & { connections: number } = { ...settings, timeouts, connections: this.options.connections };
     return factory.create(full);
   }
 
