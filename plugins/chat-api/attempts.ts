@@ -1,12 +1,12 @@
 import {
   GatewayError,
   toGatewayError,
-  type CatalogModel,
   type ProviderRegistry,
   type RequestContext,
   type UpstreamCall,
 } from '../../kernel/index.js';
 import type { Cooldown } from './cooldown.js';
+import { contextError, tooLong } from './context-fit.js';
 import { backoffMs, fallbackCodes, isTransient, pause, requestedWaitMs, type UpstreamConfig } from './retry-policy.js';
 import { streamReply, wholeReply, type ReplyEnv } from './replies.js';
 
@@ -16,18 +16,6 @@ export interface AttemptEnv extends ReplyEnv {
   cooldown: Cooldown;
 }
 
-/** True when `model` certainly cannot hold the request: the tokenizer's input count (no margin) plus the output limit sent. */
-function tooLong(model: CatalogModel, inputTokens: number, maxTokens: number): boolean {
-  return model.contextWindow > 0 && inputTokens + maxTokens > model.contextWindow;
-}
-
-function contextError(model: CatalogModel, inputTokens: number, maxTokens: number): GatewayError {
-  return new GatewayError(
-    'context_length_exceeded',
-    `The messages (${inputTokens} tokens) plus the output limit (${maxTokens}) are more than the context window of ${model.name} (${model.contextWindow}); nothing was sent.`,
-    { param: 'messages' },
-  );
-}
 
 /**
  * The attempt loop of the dispatch phase (README "When the upstream fails"), for every selection:

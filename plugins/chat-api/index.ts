@@ -19,6 +19,7 @@ import { selectExplicit, checkCapabilities } from './select.js';
 import { blankOutcome, dispatch } from './dispatch.js';
 import { listModels } from './models.js';
 import { Cooldown } from './cooldown.js';
+import { fitContext } from './context-fit.js';
 import { upstreamConfig } from './retry-policy.js';
 import { Stats } from './stats.js';
 import { counterOr } from './usage.js';
@@ -56,7 +57,6 @@ export default definePlugin({
       rc.state.needs = needs;
     });
     ctx.hook('select', (rc) => selectExplicit(rc, catalog));
-    ctx.hook('capabilities', checkCapabilities);
     const stats = new Stats();
     ctx.provide(DispatchStatsToken, stats);
     const up = ctx.config.upstream;
@@ -64,6 +64,8 @@ export default definePlugin({
     // The budgets plugin registers after this one: its tokenizer is looked up at the first request.
     let counter: TokenCounter | undefined;
     const env = { registry, lifecycle, log: ctx.log, stats, cooldown, config: up, get counter() { return (counter ??= ctx.optional(TokenCounterToken)) ?? counterOr(undefined); } };
+    ctx.hook('capabilities', checkCapabilities);
+    ctx.hook('capabilities', (rc) => fitContext(rc, env.counter));
     ctx.hook('dispatch', (rc) => dispatch(rc, env));
 
     ctx.route('GET', '/v1/models', (rc) => {
