@@ -35,4 +35,6 @@ const index = 'create index catalog_models_provider on catalog_models (provider)
 /** The catalog's tables. */
 export const migrations: Migration[] = [
   { id: 'catalog-001-providers-models', sqlite: [providers, models, index], postgresql: [providers, models, index] },
+  // A model's own upstream deadlines over its provider's (JSON, null for none): issue 19.
+  { id: 'catalog-002-model-deadlines', sqlite: ['alter table catalog_models add column deadlines text'], postgresql: ['alter table catalog_models add column deadlines text'] },
 ];

@@ -110,6 +110,25 @@ async function cooldown(): Promise<void> {
   assert.is(again.response.headers.get('x-svc-model'), modelName);
 }
 
+test("a model's own deadlines over its provider's: a reasoning model's long first token is waited for", async () => {
+  await w.admin.model('local:thinker', { deadlines: { first_token_ms: 3000 } });
+  const view = await w.admin.ok<{ deadlines: unknown }>('GET', `/models/${encodeURIComponent('local:thinker')}`);
+  assert.equal(view.deadlines, { first_token_ms: 3000 });
+  w.mock.enqueue(faults.slowFirstToken(1000));
+  const stream = await w.client.chat.completions.create({ model: 'local:thinker', messages: hello, stream: true });
+  let text = '';
+  for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
+  assert.is(text, 'slow answer');
+  assert.is(w.mock.requests.length, 1, 'no attempt was abandoned');
+  // The provider's 400 ms still applies to the other model: its first attempt is abandoned.
+  w.mock.reset();
+  w.mock.enqueue(faults.slowFirstToken(1000)).enqueue({ chunks: ['quick'] });
+  let quick = '';
+  for await (const c of await w.client.chat.completions.create({ model: modelName, messages: hello, stream: true })) quick += c.choices[0]?.delta.content ?? '';
+  assert.is(quick, 'quick');
+  assert.is(w.mock.requests.length, 2);
+});
+
 /** The request context of the request the mock is serving now (the route stand-in keeps them). */
 async function running(): Promise<{ stop(reason: GatewayError): void; id: string }> {
   for (let i = 0; i < 200 && w.mock.requests.length === 0; i++) await new Promise((done) => setTimeout(done, 10));
