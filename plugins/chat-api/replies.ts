@@ -8,13 +8,13 @@ import {
   type ProviderAdapter,
   type RequestContext,
   type TokenCounter,
+  type UpstreamCall,
   type Usage,
 } from '../../kernel/index.js';
 import { replyHeaders } from './headers.js';
 import { StreamWriter } from './stream-writer.js';
 import { producedText, producedUsage } from './usage.js';
 import type { Stats } from './stats.js';
-import type { UpstreamCall } from '../../kernel/index.js';
 
 declare module '../../kernel/index.js' {
   interface LogEvents {
@@ -50,13 +50,14 @@ export async function wholeReply(ctx: RequestContext, adapter: ProviderAdapter, 
   const outcome = ctx.state.outcome!;
   outcome.firstTokenMs = Math.round(performance.now() - ctx.startedAt);
   completion.model = call.model.name;
-  if (completion.usage) overrun(ctx, env, call, completion.usage);
-  else {
+  if (completion.usage) {
+    overrun(ctx, env, call, completion.usage);
+    outcome.usage = completion.usage;
+  } else {
     const m = completion.choices[0]?.message;
     const text = (m?.content ?? '') + (m?.tool_calls ?? []).map((t) => t.function.name + t.function.arguments).join('');
     outcome.usage = producedUsage(env.counter, call.request, text, call.request.maxTokens);
   }
-  outcome.usage = completion.usage ?? outcome.usage;
   outcome.status = 200;
   sendJson(ctx.res, 200, completion, replyHeaders(ctx, call.model));
 }

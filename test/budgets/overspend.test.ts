@@ -58,13 +58,25 @@ async function call(c: OpenAI, i: number): Promise<Result> {
   }
 }
 
-test('500 concurrent requests: served, moved to a cheaper model, or refused with 402; caps hold to the micro-USD', async () => {
+/** Two instances sharing one backing (one in the embedded shape), the mock with `mock:big` and `mock:small`. */
+async function withInstances(run: (a: Instance, b: Instance, mock: MockUpstream) => Promise<void>): Promise<void> {
   const backing = await createBacking();
   const mock = await new MockUpstream().start();
   const a = await startInstance(backing);
   const b = shape === 'scale-out' ? await startInstance(backing) : a;
   try {
     await provision(a.admin, mock, { big: { input: '30.00', output: '120.00' }, small: { input: '1.00', output: '4.00' } });
+    await run(a, b, mock);
+  } finally {
+    if (b !== a) await b.stop();
+    await a.stop();
+    await mock.stop();
+    await backing.drop();
+  }
+}
+
+test('500 concurrent requests: served, moved to a cheaper model, or refused with 402; caps hold to the micro-USD', () =>
+  withInstances(async (a, b, mock) => {
     const wsA = await a.admin.workspace('A');
     const wsB = await a.admin.workspace('B');
     const me = await personId(a.admin);
@@ -147,26 +159,16 @@ test('500 concurrent requests: served, moved to a cheaper model, or refused with
     assert.ok(refusedBy.size >= 1, `refused by ${[...refusedBy].join(', ')}`);
     assert.ok(elapsed < 60_000, `took ${Math.round(elapsed)} ms`);
     if (process.env.SVC_PRINT_OVERSPEND) console.log(`\n${shape}: ${served.length} served (${fallbacks} on the cheaper model, ${results.filter((r) => r.broke).length} broke off), ${refused.length} refused (by ${[...refusedBy].join('/')}), ${Math.round(elapsed)} ms; ${report.join(', ')}`);
-  } finally {
-    if (b !== a) await b.stop();
-    await a.stop();
-    await mock.stop();
-    await backing.drop();
-  }
-});
+  }),
+);
 
 /**
  * Issue 9 item 3: an upstream that ignores `max_tokens` (streams 600 words for max_tokens 100 and
  * reports 1,000 output tokens). Every stream is cut at what its hold covers, so 200 concurrent
  * streams through two instances still end within every cap.
  */
-test('a misbehaving upstream (1,000 output tokens for max_tokens 100): streams are cut at the hold and no cap is exceeded', async () => {
-  const backing = await createBacking();
-  const mock = await new MockUpstream().start();
-  const a = await startInstance(backing);
-  const b = shape === 'scale-out' ? await startInstance(backing) : a;
-  try {
-    await provision(a.admin, mock, { big: { input: '30.00', output: '120.00' }, small: { input: '1.00', output: '4.00' } });
+test('a misbehaving upstream (1,000 output tokens for max_tokens 100): streams are cut at the hold and no cap is exceeded', () =>
+  withInstances(async (a, b, mock) => {
     const ws = await a.admin.workspace('M');
     const k1 = await newKey(a.admin, ws, 'm1');
     await a.admin.ok('POST', '/budget-caps', { amount_micro_usd: 500_000, period: 'month' });
@@ -209,12 +211,7 @@ test('a misbehaving upstream (1,000 output tokens for max_tokens 100): streams a
     }
     const rows = await a.sql<{ c: string | number }>('select max(completion_tokens) as c from usage_records');
     assert.is(Number(rows[0]!.c), 100, 'no stream was charged beyond its hold');
-  } finally {
-    if (b !== a) await b.stop();
-    await a.stop();
-    await mock.stop();
-    await backing.drop();
-  }
-});
+  }),
+);
 
 test.run();

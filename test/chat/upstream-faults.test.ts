@@ -168,9 +168,11 @@ test('a stream without [DONE] after its finish reason is complete: usage chunk, 
   const row = await waitUsageRecord(w, response.headers!.get('x-svc-request-id')!);
   assert.is(Number(row.status), 200);
   assert.is(row.error_code, null);
-  const raw = await post(w, { model: modelName, messages: hello, stream: true }, {});
+  // Without stream_options the client gets the answer and [DONE], no usage chunk.
   w.mock.enqueue(faults.noDone(['x']));
-  assert.is(sseEvents(await raw.text()).at(-1), '[DONE]');
+  const raw = sseEvents(await (await post(w, { model: modelName, messages: hello, stream: true })).text());
+  assert.is(raw.at(-1), '[DONE]');
+  assert.not.ok(raw.slice(0, -1).some((e) => (JSON.parse(e) as { usage?: unknown }).usage), 'no usage chunk unasked');
 });
 
 test('one malformed event is skipped (counted, logged once without its text); three in a row interrupt', async () => {
