@@ -154,6 +154,18 @@ test('a mid-request stop before the first chunk: 403 access_revoked, the upstrea
   }
 });
 
+test('a mid-request stop while waiting to retry: no further attempt, the reason is the answer', async () => {
+  w.mock.enqueue(faults.rateLimited(1));
+  const pending = post(w, { model: modelName, messages: hello });
+  const rc = await running();
+  await w.mock.requests[0]!.settled;
+  rc.stop(new GatewayError('access_revoked', 'Access to this workspace was removed during the request.'));
+  const res = await pending;
+  assert.is(res.status, 403);
+  await new Promise((done) => setTimeout(done, 1200));
+  assert.is(w.mock.requests.length, 1, 'the retry after Retry-After: 1 was never sent');
+});
+
 test('a mid-request stop after the first chunk ends the stream with an access_revoked event, no [DONE]; what was produced is charged', async () => {
   w.mock.enqueue({ chunks: ['one ', 'two ', 'three ', 'four'], gapMs: 300 });
   const res = await post(w, { model: modelName, messages: hello, stream: true });
