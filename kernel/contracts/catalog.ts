@@ -15,6 +15,8 @@ export interface CatalogModel {
   canReadPdf: boolean;
   canCallTools: boolean;
   createdAt: Date;
+  /** Deadlines of this model's calls over its provider's (reasoning models need long first tokens); absent: the provider's. */
+  deadlines?: Partial<import('./provider.js').UpstreamTimeouts>;
 }
 
 export type ProviderCheckStatus = 'connected' | 'could_not_connect' | 'key_refused' | 'unchecked';
