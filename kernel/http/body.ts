@@ -74,6 +74,9 @@ export class BodyReader {
       return true;
     };
     if (known && !count(declared)) return Promise.reject(noRoom());
+    // A client that asked to wait (Expect: 100-continue, as curl does for large bodies) sends the
+    // body only now, once the key and the limits allowed it; a refusal before this costs it nothing.
+    if (/^100-continue$/i.test(req.headers.expect ?? '') && !res.headersSent) res.writeContinue();
     res.once('close', () => {
       this.held -= mine;
       mine = 0;

@@ -73,6 +73,8 @@ export class HttpFront {
     // A whole request (32 MB at most) must arrive within 5 minutes; replies (streams) are not limited.
     this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 300_000 }, (req, res) => this.handle(req, res));
     this.server.on('clientError', (err, socket) => answerClientError(err, socket, log));
+    // Node would send 100 Continue before any route ran; the body reader sends it when it starts.
+    this.server.on('checkContinue', (req, res) => this.handle(req, res));
   }
 
   get active(): number {

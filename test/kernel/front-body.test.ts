@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { shape } from '../support/harness.js';
@@ -69,6 +70,34 @@ test('the admin API refuses an unauthenticated large body without buffering it',
   const { replies, peak } = await burst('/admin/v1/workspaces', 20);
   for (const r of replies) assert.is(r.status, 401, r.body);
   assert.ok(peak < rssBound, `RSS grew ${Math.round(peak / MB)} MB`);
+});
+
+/** Sends only the head of a request with Expect: 100-continue; resolves with what the server wrote first. */
+function expectContinue(headers: string, body?: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const s = connect({ host: '127.0.0.1', port: w.svc.service.port });
+    let text = '';
+    s.setEncoding('utf8');
+    s.on('error', fail);
+    s.on('data', (d: string) => {
+      text += d;
+      if (body !== undefined && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n') && !s.writableEnded) return void s.end(body);
+      if (/\r\n\r\n\{.*\}$/s.test(text)) {
+        s.destroy();
+        done(text);
+      }
+    });
+    s.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n${headers}\r\n`);
+  });
+}
+
+test('Expect: 100-continue: an unauthenticated request is refused before the client sends its body', async () => {
+  const refused = await expectContinue(`Content-Length: ${31 * MB}\r\n`);
+  assert.match(refused, /^HTTP\/1\.1 401 /);
+  assert.match(refused, /"code":"invalid_api_key"/);
+  const allowed = await expectContinue(`Authorization: Bearer ${w.apiKey}\r\nContent-Length: 2\r\n`, '{}');
+  assert.match(allowed, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 400 /);
+  assert.match(allowed, /"code":"invalid_request"/);
 });
 
 test('bodies being read share one total: past it 413 request_too_large with Retry-After and x-should-retry: true', async () => {
