@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { shape } from '../support/harness.js';
+import { createBacking, shape, startService } from '../support/harness.js';
 import { vendorError } from '../support/mock-upstream.js';
 import { startChatWorld, modelName, upstreamId, type ChatWorld } from './setup.js';
 import { checkSdkError, hello, sdkError } from './support.js';
@@ -123,6 +123,21 @@ test('CORS: an origin not on the list gets no CORS header (the browser withholds
   assert.is(res.status, 200);
   assert.is(res.headers.get('access-control-allow-origin'), null);
   await res.arrayBuffer();
+});
+
+test('CORS from SVC_CORS_ORIGINS: a comma list of origins', async () => {
+  const backing = await createBacking();
+  const svc = await startService({ backing, env: { SVC_CORS_ORIGINS: 'https://a.example.test, https://b.example.test' } });
+  try {
+    for (const origin of ['https://a.example.test', 'https://b.example.test']) {
+      const pre = await fetch(`${svc.url}/v1/models`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET' } });
+      assert.is(pre.status, 204);
+      assert.is(pre.headers.get('access-control-allow-origin'), origin);
+    }
+  } finally {
+    await svc.stop();
+    await backing.drop();
+  }
 });
 
 test.run();
