@@ -59,11 +59,12 @@ export class BodyReader {
   }
 
   /**
-   * Reads a body up to the limit. Refuses at once on a larger Content-Length (or one that does not
+   * Reads a body up to the limit (or `smaller`, for routes that take small bodies). Refuses at once on a larger Content-Length (or one that does not
    * fit the total) and stops reading as soon as the running total passes a limit.
    */
-  read(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
-    const { maxBytes, minBytesPerSecond, rateWindowMs } = this.limits;
+  read(req: IncomingMessage, res: ServerResponse, smaller?: number): Promise<Buffer> {
+    const { minBytesPerSecond, rateWindowMs } = this.limits;
+    const maxBytes = Math.min(smaller ?? Infinity, this.limits.maxBytes);
     const declared = Number(req.headers['content-length']);
     const known = Number.isFinite(declared) && declared >= 0;
     if (known && declared > maxBytes) return Promise.reject(tooLarge(maxBytes));

@@ -130,7 +130,7 @@ export class HttpFront {
           return (query ??= new URL(req.url ?? '/', 'http://local').searchParams);
         },
         signal: controller.signal,
-        readJson: async () => parseJson(await this.bodies.read(req, res)),
+        readJson: async (maxBytes?: number) => parseJson(await this.bodies.read(req, res, maxBytes)),
         json: (status, body, headers) => sendJson(res, status, body, headers),
       };
       try {

@@ -70,6 +70,11 @@ test('the admin API refuses an unauthenticated large body without buffering it',
   const { replies, peak } = await burst('/admin/v1/workspaces', 20);
   for (const r of replies) assert.is(r.status, 401, r.body);
   assert.ok(peak < rssBound, `RSS grew ${Math.round(peak / MB)} MB`);
+  // Sign-in needs no key; its body is small, so a large one is refused past 64 KB.
+  const signIn = await upload(w.svc.url, '/admin/v1/sessions', { total: 31 * MB, declareLength: false, head: Buffer.from('{"email":"') });
+  assert.is(signIn.status, 413);
+  assert.equal(errorOf(signIn), { message: 'The request body is larger than 65536 bytes.', type: 'invalid_request_error', param: null, code: 'request_too_large' });
+  assert.ok(signIn.written < 31 * MB);
 });
 
 /** Sends only the head of a request with Expect: 100-continue; resolves with what the server wrote first. */
