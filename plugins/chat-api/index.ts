@@ -17,7 +17,8 @@ import {
 import { validateChatRequest } from './validate.js';
 import { selectExplicit, checkCapabilities } from './select.js';
 import { blankOutcome, dispatch } from './dispatch.js';
-import { listModels } from './models.js';
+import { listModels, findModel } from './models.js';
+import { refuseOtherApis } from './other-apis.js';
 import { Cooldown } from './cooldown.js';
 import { fitContext } from './context-fit.js';
 import { upstreamConfig } from './retry-policy.js';
@@ -72,13 +73,21 @@ export default definePlugin({
       const principal = identity.authenticate(rc.req.headers);
       sendJson(rc.res, 200, listModels(catalog, [], principal.workspaceId));
     });
+    // Model ids hold `/` and `:` (SDKs may or may not percent-encode them), so the id is the rest of the path.
+    ctx.route('GET', '/v1/models/*', (rc) => {
+      const principal = identity.authenticate(rc.req.headers);
+      sendJson(rc.res, 200, findModel(catalog, [], rc.req.url ?? '', principal.workspaceId));
+    });
+    refuseOtherApis(ctx);
 
     ctx.route('POST', '/v1/chat/completions', async (rc) => {
       const rctx = newRequestContext(rc);
       try {
-        await pipeline.run(rctx, 'receive', 'receive');
+        // The key is checked from the headers before the body is read: an unauthenticated request
+        // is refused without buffering its body (the kernel drops the unread rest).
+        await pipeline.run(rctx, 'receive', 'authenticate');
         rctx.body = await rc.readJson();
-        await pipeline.run(rctx, 'authenticate', 'hold');
+        await pipeline.run(rctx, 'validate', 'hold');
         await pipeline.run(rctx, 'dispatch', 'dispatch');
       } catch (err) {
         const g = toGatewayError(err);
