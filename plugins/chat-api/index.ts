@@ -9,6 +9,7 @@ import {
   LifecycleToken,
   PipelineToken,
   ProviderRegistryToken,
+  RoutesToken,
   newRequestContext,
 } from '../../kernel/index.js';
 import { validateChatRequest } from './validate.js';
@@ -51,8 +52,8 @@ export default definePlugin({
     ctx.hook('dispatch', (rc) => dispatch(rc, { registry, lifecycle }));
 
     ctx.route('GET', '/v1/models', (rc) => {
-      identity.authenticate(rc.req.headers);
-      sendJson(rc.res, 200, listModels(catalog, []));
+      const principal = identity.authenticate(rc.req.headers);
+      sendJson(rc.res, 200, listModels(catalog, ctx.optional(RoutesToken)?.enabledRoutes(principal.workspaceId) ?? []));
     });
 
     ctx.route('POST', '/v1/chat/completions', async (rc) => {

@@ -1,0 +1,73 @@
+import type { Logger } from '../../kernel/index.js';
+import type { Classification, RouteClassifier, RouteText } from './classifier/contract.js';
+import type { Route } from './snapshot.js';
+
+declare module '../../kernel/index.js' {
+  interface LogEvents {
+    'routing.classifier_ready': { load_ms: number };
+    'routing.classifier_unavailable': { error_code: string };
+    'routing.classify_failed': { request_id: string; error_code: string };
+  }
+}
+
+/** The module that makes the classifier; loaded by path so the plugin boots (and degrades) without it. */
+const classifierModule = './classifier/index.js';
+
+type Factory = (options: Record<string, unknown>) => RouteClassifier;
+
+/**
+ * Owns the classifier's lifetime for the plugin: loads it in the background at start (boot never
+ * waits for it), reports its state to /healthz, and turns any failure into "not available" so
+ * `auto` falls to the default with `classifier_unavailable`.
+ */
+export class ClassifierHost {
+  private classifier: RouteClassifier | null = null;
+  private failed = false;
+  private loading: Promise<void> | null = null;
+
+  constructor(private readonly log: Logger) {}
+
+  get state(): 'loading' | 'ready' | 'unavailable' {
+    if (this.failed) return 'unavailable';
+    return this.classifier?.state ?? 'loading';
+  }
+
+  /** Starts loading; resolves when loading ended, well or not. */
+  load(enabled: boolean): Promise<void> {
+    this.loading ??= (async () => {
+      const started = performance.now();
+      try {
+        if (!enabled) throw Object.assign(new Error('classifier turned off in config'), { code: 'disabled' });
+        const mod = (await import(classifierModule)) as { createClassifier?: Factory };
+        if (typeof mod.createClassifier !== 'function') throw Object.assign(new Error('no createClassifier export'), { code: 'missing' });
+        const c = mod.createClassifier({});
+        this.classifier = c;
+        await c.ready();
+        if (c.state !== 'ready') throw Object.assign(new Error('classifier did not load'), { code: 'load_failed' });
+        this.log.info('routing.classifier_ready', { load_ms: Math.round(performance.now() - started) });
+      } catch (err) {
+        this.failed = true;
+        const code = (err as { code?: string }).code;
+        this.log.warn('routing.classifier_unavailable', { error_code: typeof code === 'string' ? code : code === undefined && (err as Error)?.message?.includes('Cannot find module') ? 'missing' : 'load_failed' });
+      }
+    })();
+    return this.loading;
+  }
+
+  /** Scores the text against the routes, or null when the classifier cannot be asked. */
+  async classify(text: string, routes: Route[], requestId: string): Promise<Classification | null> {
+    if (this.state !== 'ready' || !this.classifier) return null;
+    const texts: RouteText[] = routes.map((r) => ({ name: r.name, version: r.version, description: r.description, examples: r.examples }));
+    try {
+      return await this.classifier.classify(text, texts);
+    } catch (err) {
+      this.log.warn('routing.classify_failed', { request_id: requestId, error_code: String((err as { code?: string }).code ?? 'error') });
+      return null;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.loading;
+    await this.classifier?.close().catch(() => {});
+  }
+}
