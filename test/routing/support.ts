@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { MockUpstream } from '../support/mock-upstream.js';
-import { startWorld, type World } from '../support/provision.js';
+import { Admin, startWorld, type World } from '../support/provision.js';
 
 /** The models of a routing world: a default, a code route's model and its fallback, a writer, one that cannot call tools. */
 export const models = {
@@ -76,4 +76,13 @@ export async function eventually(check: () => Promise<boolean>, ms = 1000): Prom
     await new Promise((r) => setTimeout(r, 20));
   }
   return -1;
+}
+
+/** A second person, member (not admin) of the world's workspace, signed in; with an API key of their own. */
+export async function member(w: World, email: string): Promise<{ admin: Admin; key: string }> {
+  const password = 'another long password';
+  await w.admin.ok('POST', '/persons', { email, password });
+  await w.admin.ok('POST', `/workspaces/${w.workspaceId}/members`, { email, role: 'member' });
+  const admin = await Admin.signIn(w.svc.url, email, password);
+  return { admin, key: await admin.key(w.workspaceId) };
 }

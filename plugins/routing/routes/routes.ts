@@ -26,9 +26,9 @@ function checkModels(catalog: CatalogService, fields: Array<[param: string, name
   }
 }
 
-function find(sync: SnapshotSync<Snapshot>, workspaceId: string, name: string): Route {
+function find(sync: SnapshotSync<Snapshot>, workspaceId: string, name: string, param = 'name'): Route {
   const r = sync.current.routes.get(workspaceId)?.find((x) => x.name === name);
-  if (!r) throw new GatewayError('not_found', 'No such route in this workspace.', { param: 'name' });
+  if (!r) throw new GatewayError('not_found', 'No such route in this workspace.', { param });
   return r;
 }
 
@@ -129,7 +129,7 @@ export function routeRoutes(d: RouteDeps): void {
       const workspaceId = params.workspaceId!;
       const cur = sync.current.settings.get(workspaceId) ?? noSettings;
       checkModels(catalog, [['default_model', body.default_model], ['pinned_model', body.pinned_model]]);
-      if (body.code_route) find(sync, workspaceId, body.code_route);
+      if (body.code_route) find(sync, workspaceId, body.code_route, 'code_route');
       const next = {
         defaultModel: body.default_model !== undefined ? body.default_model : cur.defaultModel,
         pinnedModel: body.pinned_model !== undefined ? body.pinned_model : cur.pinnedModel,
