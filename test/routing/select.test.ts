@@ -127,6 +127,20 @@ test('auto: the default model removed → 404 model_not_found naming it, never a
   await w.ws('PATCH', '/routing', { default_model: models.general });
 });
 
+test("budgets' cheaper-model fallback still applies after routing: routing headers plus x-svc-fallback-from/scope", async () => {
+  const ws = await w.admin.workspace();
+  const key = await w.admin.key(ws);
+  await w.admin.model('local:cheap', { input_price: '0.10', output_price: '0.40' });
+  await w.admin.ok('POST', `/workspaces/${ws}/routes`, { name: 'code', model: models.coder });
+  await w.admin.ok('PUT', `/workspaces/${ws}/budget-settings`, { fallback_model: 'local:cheap' });
+  // Room for the cheap model's hold (~400) but not the route's model's (~10,000) with max_tokens 1000.
+  await w.admin.ok('POST', `/workspaces/${ws}/budget-caps`, { scope: 'workspace', amount_micro_usd: 5_000, period: 'day' });
+  const client = new OpenAI({ baseURL: `${w.svc.url}/v1`, apiKey: key, maxRetries: 0 });
+  const { response } = await client.chat.completions.create({ model: 'route/code', messages: [{ role: 'user', content: 'Write a function' }], max_tokens: 1000 }).withResponse();
+  assert.equal(routingHeaders(response.headers), { ...want('local:cheap', 'explicit', { route: 'code' }), 'x-svc-fallback-from': models.coder, 'x-svc-fallback-scope': 'workspace' });
+  assert.is(lastUpstreamModel(w.mock), 'cheap');
+});
+
 test('/healthz: checks.classifier down with error_code unavailable makes the service degraded (HTTP 200)', async () => {
   const res = await fetch(`${w.svc.url}/healthz`);
   assert.is(res.status, 200);
