@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
 import { shape } from '../support/harness.js';
-import { vendorError } from '../support/mock-upstream.js';
+import { MockUpstream, vendorError } from '../support/mock-upstream.js';
 import { fence, lastUpstreamModel, models, routingHeaders, startRoutingWorld, type RoutingWorld } from './support.js';
 
 const test = suite(`routing: route/<name> and auto rules over HTTP (${shape})`);
@@ -55,6 +55,25 @@ test('route/<name>: a failure before the first chunk falls back to the next mode
   const r = await w.ask('route/code', 'Write a function');
   assert.equal(routingHeaders(r.headers), want(models.coderBackup, 'explicit', { route: 'code' }));
   assert.equal(w.mock.requests.map((q) => q.body.model), ['coder/v2:latest', 'coder-backup']);
+});
+
+test("route/<name>: a model whose provider was removed is skipped; with nothing left, 422 provider_not_configured", async () => {
+  const spare = await new MockUpstream().start();
+  try {
+    await w.admin.provider('spare', spare.url);
+    await w.admin.model('spare:m1');
+    await w.ws('POST', '/routes', { name: 'fragile', model: 'spare:m1', fallbacks: [models.general] });
+    await w.ws('POST', '/routes', { name: 'lonely', model: 'spare:m1' });
+    assert.is((await w.ask('route/fragile', 'Anything at all, please')).headers.get('x-svc-model'), 'spare:m1');
+    await w.admin.ok('DELETE', '/providers/spare?confirm=spare');
+    const r = await w.ask('route/fragile', 'Anything at all, please');
+    assert.equal(routingHeaders(r.headers), want(models.general, 'explicit', { route: 'fragile' }));
+    assert.equal(await refused(w.ask('route/lonely', 'Anything at all, please')), { status: 422, code: 'provider_not_configured', param: 'model' });
+  } finally {
+    await w.ws('DELETE', '/routes/fragile');
+    await w.ws('DELETE', '/routes/lonely');
+    await spare.stop();
+  }
 });
 
 test('route/<name>: unknown and disabled routes are 404 model_not_found', async () => {
