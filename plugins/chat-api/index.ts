@@ -53,7 +53,7 @@ export default definePlugin({
 
     ctx.route('GET', '/v1/models', (rc) => {
       const principal = identity.authenticate(rc.req.headers);
-      sendJson(rc.res, 200, listModels(catalog, ctx.optional(RoutesToken)?.enabledRoutes(principal.workspaceId) ?? []));
+      sendJson(rc.res, 200, listModels(catalog, ctx.optional(RoutesToken)?.enabledRoutes(principal.workspaceId) ?? [], principal.workspaceId));
     });
 
     ctx.route('POST', '/v1/chat/completions', async (rc) => {

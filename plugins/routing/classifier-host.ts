@@ -1,5 +1,6 @@
 import type { Logger } from '../../kernel/index.js';
 import type { Classification, RouteClassifier, RouteText } from './classifier/contract.js';
+import { createClassifier } from './classifier/index.js';
 import type { Route } from './snapshot.js';
 
 declare module '../../kernel/index.js' {
@@ -9,11 +10,6 @@ declare module '../../kernel/index.js' {
     'routing.classify_failed': { request_id: string; error_code: string };
   }
 }
-
-/** The module that makes the classifier; loaded by path so the plugin boots (and degrades) without it. */
-const classifierModule = './classifier/index.js';
-
-type Factory = (options: Record<string, unknown>) => RouteClassifier;
 
 /**
  * Owns the classifier's lifetime for the plugin: loads it in the background at start (boot never
@@ -32,23 +28,21 @@ export class ClassifierHost {
     return this.classifier?.state ?? 'loading';
   }
 
-  /** Starts loading; resolves when loading ended, well or not. */
-  load(enabled: boolean): Promise<void> {
+  /** Starts loading (the encoder loads in its worker thread); resolves when loading ended, well or not. */
+  load(options: { enabled: boolean; modelDir?: string }): Promise<void> {
     this.loading ??= (async () => {
       const started = performance.now();
       try {
-        if (!enabled) throw Object.assign(new Error('classifier turned off in config'), { code: 'disabled' });
-        const mod = (await import(classifierModule)) as { createClassifier?: Factory };
-        if (typeof mod.createClassifier !== 'function') throw Object.assign(new Error('no createClassifier export'), { code: 'missing' });
-        const c = mod.createClassifier({});
+        if (!options.enabled) throw Object.assign(new Error('classifier turned off in config'), { code: 'disabled' });
+        const c = createClassifier(options.modelDir ? { modelDir: options.modelDir } : {});
         this.classifier = c;
         await c.ready();
         if (c.state !== 'ready') throw Object.assign(new Error('classifier did not load'), { code: 'load_failed' });
         this.log.info('routing.classifier_ready', { load_ms: Math.round(performance.now() - started) });
       } catch (err) {
         this.failed = true;
-        const code = (err as { code?: string }).code;
-        this.log.warn('routing.classifier_unavailable', { error_code: typeof code === 'string' ? code : code === undefined && (err as Error)?.message?.includes('Cannot find module') ? 'missing' : 'load_failed' });
+        const code = (err as { code?: unknown }).code;
+        this.log.warn('routing.classifier_unavailable', { error_code: typeof code === 'string' ? code : 'load_failed' });
       }
     })();
     return this.loading;

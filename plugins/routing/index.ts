@@ -68,7 +68,7 @@ export default definePlugin({
     const r = stateOf(ctx);
     await r.sync.start();
     // Never block boot on the model: `auto` answers classifier_unavailable until it is ready.
-    void r.classifier.load(ctx.config.classifier.enabled);
+    void r.classifier.load(ctx.config.classifier);
   },
   async stop(ctx) {
     const r = stateOf(ctx);

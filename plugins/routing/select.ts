@@ -21,14 +21,14 @@ export const enabledRoutes = (snap: Snapshot, workspaceId: string): Route[] => (
  * configured provider (SPEC.md: a removed provider's models are refused). When none can, the
  * request ends here with the error of the first name (`what` says whose models they were).
  */
-export function callable(catalog: CatalogService, names: string[], what: string): CatalogModel[] {
+export function callable(catalog: CatalogService, workspaceId: string, names: string[], what: string): CatalogModel[] {
   const out: CatalogModel[] = [];
   let providerGone: string | undefined;
   for (const name of new Set(names)) {
     const m = catalog.model(name);
     if (!m || m.inputMicroUsdPerMTok === null || m.outputMicroUsdPerMTok === null) continue;
-    const p = catalog.provider(m.provider);
-    if (!p || (p.builtIn && !p.hasKey)) {
+    // A built-in provider counts as configured with the workspace's own key too.
+    if (!catalog.configured(m.provider, workspaceId)) {
       providerGone ??= m.provider;
       continue;
     }
@@ -40,13 +40,13 @@ export function callable(catalog: CatalogService, names: string[], what: string)
 }
 
 /** The candidates a decision stands for: its route's model and fallbacks, or its single model. */
-function candidatesOf(d: Decision, routes: Route[], catalog: CatalogService): CatalogModel[] | undefined {
+function candidatesOf(d: Decision, routes: Route[], catalog: CatalogService, workspaceId: string): CatalogModel[] | undefined {
   if (d.route) {
     const route = routes.find((r) => r.name === d.route);
-    return route && callable(catalog, [route.model, ...route.fallbacks], `route/${route.name}`);
+    return route && callable(catalog, workspaceId, [route.model, ...route.fallbacks], `route/${route.name}`);
   }
   if (!d.model) throw new GatewayError('no_model', 'Nothing chose a model and the workspace has no default.', { param: 'model' });
-  return callable(catalog, [d.model], `the workspace's ${d.rule === 'pinned' ? 'pinned' : 'default'} model`);
+  return callable(catalog, workspaceId, [d.model], `the workspace's ${d.rule === 'pinned' ? 'pinned' : 'default'} model`);
 }
 
 /** What a selection says, whichever rule made it. */
@@ -75,14 +75,14 @@ export async function selectRouted(rc: RequestContext, deps: SelectDeps): Promis
   if (name !== 'auto') {
     const route = routes.find((r) => `route/${r.name}` === name);
     if (!route) throw new GatewayError('model_not_found', `No model or route named ${shown(name)}.`, { param: 'model' });
-    apply(rc, { rule: 'explicit', route: route.name, reason: null, confidence: null }, callable(deps.catalog, [route.model, ...route.fallbacks], name), false);
+    apply(rc, { rule: 'explicit', route: route.name, reason: null, confidence: null }, callable(deps.catalog, workspaceId, [route.model, ...route.fallbacks], name), false);
     return;
   }
   const settings = snap.settings.get(workspaceId) ?? noSettings;
   const conversation = rc.state.conversation;
   // A pinned model is for the whole workspace: it outranks a conversation's earlier choice.
   if (conversation?.decision && !settings.pinnedModel) {
-    const kept = candidatesOf(conversation.decision, routes, deps.catalog);
+    const kept = candidatesOf(conversation.decision, routes, deps.catalog, workspaceId);
     if (kept) return apply(rc, conversation.decision, kept, true);
     // Its route was removed or disabled since: decide afresh for this request (the kept decision stays).
   }
@@ -92,14 +92,14 @@ export async function selectRouted(rc: RequestContext, deps: SelectDeps): Promis
     const result = await deps.classifier.classify(text, routes, rc.id);
     decision = decideAfterClassifier(text, result, settings, routes, deps.thresholds);
   }
-  const candidates = candidatesOf(decision, routes, deps.catalog)!;
+  const candidates = candidatesOf(decision, routes, deps.catalog, workspaceId)!;
   const service = deps.conversations();
   if (conversation && !conversation.decision && service && decision.rule !== 'pinned') {
     // Kept in the database, not in memory: another replica may serve the conversation's next request.
     const kept = await service.keepDecision(conversation.id, decision);
     if (kept.rule !== decision.rule || kept.route !== decision.route || kept.model !== decision.model) {
       // Another request of this conversation decided first: follow it.
-      const theirs = candidatesOf(kept, routes, deps.catalog);
+      const theirs = candidatesOf(kept, routes, deps.catalog, workspaceId);
       if (theirs) return apply(rc, kept, theirs, true);
     }
   }
