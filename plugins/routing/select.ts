@@ -49,6 +49,15 @@ function candidatesOf(d: Decision, routes: Route[], catalog: CatalogService, wor
   return callable(catalog, workspaceId, [d.model], `the workspace's ${d.rule === 'pinned' ? 'pinned' : 'default'} model`);
 }
 
+/** A kept decision's candidates, or undefined when its route or model is gone (then the request decides afresh). */
+function keptCandidates(d: Decision, routes: Route[], catalog: CatalogService, workspaceId: string): CatalogModel[] | undefined {
+  try {
+    return candidatesOf(d, routes, catalog, workspaceId);
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a selection says, whichever rule made it. */
 type Chosen = Pick<Decision, 'route' | 'reason' | 'confidence'> & { rule: RoutingRule };
 
@@ -82,9 +91,9 @@ export async function selectRouted(rc: RequestContext, deps: SelectDeps): Promis
   const conversation = rc.state.conversation;
   // A pinned model is for the whole workspace: it outranks a conversation's earlier choice.
   if (conversation?.decision && !settings.pinnedModel) {
-    const kept = candidatesOf(conversation.decision, routes, deps.catalog, workspaceId);
+    const kept = keptCandidates(conversation.decision, routes, deps.catalog, workspaceId);
     if (kept) return apply(rc, conversation.decision, kept, true);
-    // Its route was removed or disabled since: decide afresh for this request (the kept decision stays).
+    // Its route (or model) was removed or disabled since: decide afresh for this request (the kept decision stays).
   }
   const text = latestUserText(rc.state.chat!.messages);
   let decision = decideBeforeClassifier(text, settings, routes, deps.thresholds);
@@ -99,7 +108,7 @@ export async function selectRouted(rc: RequestContext, deps: SelectDeps): Promis
     const kept = await service.keepDecision(conversation.id, decision);
     if (kept.rule !== decision.rule || kept.route !== decision.route || kept.model !== decision.model) {
       // Another request of this conversation decided first: follow it.
-      const theirs = candidatesOf(kept, routes, deps.catalog, workspaceId);
+      const theirs = keptCandidates(kept, routes, deps.catalog, workspaceId);
       if (theirs) return apply(rc, kept, theirs, true);
     }
   }

@@ -97,6 +97,25 @@ test('a default decision is kept too: its model stays, with rule sticky and no r
   assert.equal((await asKey.ok<Json>('GET', path(id))).routing, { rule: 'default', route: null, model: models.general, reason: 'too_short', confidence: null });
 });
 
+test('a kept decision whose route or model is gone no longer holds: each request decides afresh', async () => {
+  await w.admin.model('local:short-lived');
+  await w.ws('POST', '/routes', { name: 'temp', model: 'local:short-lived' });
+  await w.ws('PATCH', '/routing', { code_route: 'temp' });
+  const id = await start();
+  const h = { 'x-svc-conversation': id };
+  assert.is((await w.ask('auto', fence, { headers: h })).headers.get('x-svc-route'), 'temp');
+  await w.ws('PATCH', '/routing', { code_route: 'code' });
+  await w.ws('PATCH', '/routes/temp', { enabled: false });
+  const afterDisable = await w.ask('auto', fence, { headers: h });
+  assert.equal([afterDisable.headers.get('x-svc-routing-rule'), afterDisable.headers.get('x-svc-route')], ['signal', 'code']);
+  await w.ws('PATCH', '/routes/temp', { enabled: true });
+  assert.is((await w.ask('auto', 'And again', { headers: h })).headers.get('x-svc-routing-rule'), 'sticky');
+  await w.admin.ok('DELETE', `/models/${encodeURIComponent('local:short-lived')}?confirm=local:short-lived`);
+  const afterRemoval = await w.ask('auto', 'And again', { headers: h });
+  assert.equal([afterRemoval.headers.get('x-svc-routing-rule'), afterRemoval.headers.get('x-svc-routing-reason')], ['default', 'classifier_unavailable']);
+  await w.ws('DELETE', '/routes/temp');
+});
+
 test('history: each request\'s new messages and the reply (whole or streamed, tool calls too) are stored in order; failures add nothing', async () => {
   const id = await start('history');
   const h = { headers: { 'x-svc-conversation': id } };
