@@ -87,6 +87,16 @@ test('the routing decision is made once (signal) and kept: later requests are st
   assert.is((await w.ask('auto', 'One more', { headers: h })).headers.get('x-svc-routing-rule'), 'sticky');
 });
 
+test('two first requests of a conversation at once: one decision wins and both answer with it', async () => {
+  const id = await start();
+  const h = { 'x-svc-conversation': id };
+  const replies = await Promise.all([w.ask('auto', fence, { headers: h }), w.ask('auto', 'hi', { headers: h })]);
+  const kept = (await asKey.ok<Json>('GET', path(id))).routing;
+  const keptModel = kept.route === 'code' ? models.coder : models.general;
+  assert.equal(replies.map((r) => r.headers.get('x-svc-model')), [keptModel, keptModel]);
+  assert.equal(replies.map((r) => r.headers.get('x-svc-routing-rule')).filter((rule) => rule !== 'sticky'), [kept.rule]);
+});
+
 test('a default decision is kept too: its model stays, with rule sticky and no reason', async () => {
   const id = await start();
   const h = { 'x-svc-conversation': id };
