@@ -20,6 +20,7 @@ export class ClassifierHost {
   private classifier: RouteClassifier | null = null;
   private failed = false;
   private loading: Promise<void> | null = null;
+  private closing = false;
 
   constructor(private readonly log: Logger) {}
 
@@ -41,6 +42,7 @@ export class ClassifierHost {
         this.log.info('routing.classifier_ready', { load_ms: Math.round(performance.now() - started) });
       } catch (err) {
         this.failed = true;
+        if (this.closing) return; // stopped while loading: not a failure worth a log line
         const code = (err as { code?: unknown }).code;
         this.log.warn('routing.classifier_unavailable', { error_code: typeof code === 'string' ? code : 'load_failed' });
       }
@@ -60,8 +62,10 @@ export class ClassifierHost {
     }
   }
 
+  /** Ends the worker at once, loaded or not (stop must not wait for a model still loading). */
   async close(): Promise<void> {
-    await this.loading;
+    this.closing = true;
     await this.classifier?.close().catch(() => {});
+    await this.loading;
   }
 }
