@@ -7,3 +7,5 @@ export * from './provider.js';
 export * from './pricing.js';
 export * from './credentials.js';
 export * from './upstream.js';
+export * from './routing.js';
+export * from './conversations.js';

@@ -9,6 +9,7 @@ import {
   LifecycleToken,
   PipelineToken,
   ProviderRegistryToken,
+  RoutesToken,
   newRequestContext,
   DispatchStatsToken,
   TokenCounterToken,
@@ -71,7 +72,7 @@ export default definePlugin({
 
     ctx.route('GET', '/v1/models', (rc) => {
       const principal = identity.authenticate(rc.req.headers);
-      sendJson(rc.res, 200, listModels(catalog, [], principal.workspaceId));
+      sendJson(rc.res, 200, listModels(catalog, ctx.optional(RoutesToken)?.enabledRoutes(principal.workspaceId) ?? [], principal.workspaceId));
     });
     // Model ids hold `/` and `:` (SDKs may or may not percent-encode them), so the id is the rest of the path.
     ctx.route('GET', '/v1/models/*', (rc) => {
