@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
-import type { Test } from 'uvu';
+import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ChatCompletionChunk, ProviderAdapter, ProviderFactory } from '../../kernel/index.js';
-import { MockUpstream } from '../support/mock-upstream.js';
+import { MockUpstream, type Behaviour } from '../support/mock-upstream.js';
 import { vendorErrorFixture } from '../support/mock-vendors.js';
 import { assertSchema } from '../support/openapi.js';
 import { startWorld, type World } from '../support/provision.js';
@@ -14,6 +14,8 @@ export interface VendorSpec {
   /** Error fixture names (providers/<vendor>/__fixtures__/<name>.error.json) for a refused key and a context overflow. */
   authError: string;
   contextError: { vendor: string; name: string };
+  /** How this vendor streams scripted pieces (default: the mock's OpenAI manner, usage when asked). */
+  stream?: (pieces: string[], usage: { prompt_tokens: number; completion_tokens: number }) => Behaviour;
 }
 
 export const vendorKey = 'sk-vendor-canary-5d1e';
@@ -43,7 +45,7 @@ export function vendorAdapterSuite(test: Test, spec: VendorSpec): { mock: () => 
     adapter,
     model: testModel('mock-model', vendor),
     reply: (content, usage) => mock.enqueue({ reply: { content, usage } }),
-    stream: (chunks, usage) => mock.enqueue({ chunks, usage }),
+    stream: (chunks, usage) => mock.enqueue(spec.stream ? spec.stream(chunks, usage) : { chunks, usage }),
     failBefore: (kind) =>
       mock.enqueue({
         error:
@@ -84,6 +86,22 @@ export async function startVendorWorld(vendor: string): Promise<VendorWorld> {
       await mock.stop();
     },
   };
+}
+
+/**
+ * The end-to-end suite of a built-in vendor: one service per suite with the vendor's built-in
+ * pointed at a mock upstream (key set), started before its tests and stopped after.
+ */
+export function vendorE2E(vendor: string, title: string): { test: Test; w: () => VendorWorld } {
+  const test = suite(title);
+  let world: VendorWorld;
+  test.before(async () => {
+    world = await startVendorWorld(vendor);
+  });
+  test.after(async () => {
+    await world.stop();
+  });
+  return { test, w: () => world };
 }
 
 /** Collects a stream through the SDK; each chunk must validate against the wire schema. */

@@ -63,3 +63,22 @@ export function vendorErrorFixture(vendor: string, name: string): ErrorFixture {
 export function vendorFailure(vendor: string, name: string): Behaviour {
   return { error: vendorErrorFixture(vendor, name) };
 }
+
+/**
+ * A stream in Mistral's manner, scripted rather than recorded: usage arrives unasked on the finish
+ * chunk (Mistral refuses `stream_options`), as in fixture mistral-text.chunks.txt.
+ */
+export function usageOnFinishStream(pieces: string[], usage: { prompt_tokens: number; completion_tokens: number }): Behaviour {
+  return {
+    raw: (req, res, record) => {
+      const model = (record.body as { model?: string } | undefined)?.model ?? 'mock-model';
+      const head = { id: 'cmpl-usage-on-finish', object: 'chat.completion.chunk', created: 1769088720, model };
+      const frame = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const [i, p] of pieces.entries()) res.write(frame({ ...head, choices: [{ index: 0, delta: i === 0 ? { role: 'assistant', content: p } : { content: p }, finish_reason: null }] }));
+      const total = usage.prompt_tokens + usage.completion_tokens;
+      res.end(frame({ ...head, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'stop' }], usage: { ...usage, total_tokens: total } }) + 'data: [DONE]\n\n');
+      void req;
+    },
+  };
+}
