@@ -71,6 +71,9 @@ test('a built-in provider is listed as built-in with its (overridden) address an
 });
 
 test('without a key: its models are not listed, answer 422 provider_not_configured, and /healthz does not show it', async () => {
+  const check = await w.admin.call<Err>('POST', '/providers/openai/check');
+  assert.is(check.status, 400);
+  assert.is(check.body.error.param, 'api_key');
   assert.not.ok((await listed(w.apiKey)).some((id) => id.startsWith('openai:')));
   await refusedWith(ask(w.apiKey), 422, 'provider_not_configured');
   assert.not.ok((await healthChecks()).includes('provider:openai'));
@@ -114,6 +117,8 @@ test('a workspace key overrides the instance key for that workspace only; /healt
   assert.is(lastKey(), 'Bearer sk-instance-key');
   await ask(other.apiKey);
   assert.is(lastKey(), 'Bearer sk-workspace-b');
+  assert.equal(w.svc.logs.events('catalog.builtin_key_changed').map((e) => [e.provider, e.workspace_id, e.action]), [['openai', null, 'set'], ['openai', other.workspaceId, 'set']]);
+  assert.not.ok(w.svc.logs.text.includes('sk-workspace-b') || w.svc.logs.text.includes('sk-instance-key'));
   const listA = await w.admin.ok<{ data: Array<{ provider: string; has_workspace_key: boolean }> }>('GET', `/workspaces/${w.workspaceId}/provider-keys`);
   assert.is(listA.data.find((k) => k.provider === 'openai')?.has_workspace_key, false);
   assert.equal((await healthChecks()).filter((c) => c.startsWith('provider:')), ['provider:openai']);
