@@ -7,24 +7,16 @@ import { ModelsUpstream } from './support/upstream.js';
 
 const test = suite(`catalog built-in keys at rest (${shape})`);
 const upstream = new ModelsUpstream('sk-upstream-key');
-const backings: Backing[] = [];
-
-async function fresh(): Promise<Backing> {
-  const b = await createBacking();
-  backings.push(b);
-  return b;
-}
+let backing: Backing;
 
 test.before(async () => {
-  await upstream.start();
+  [backing] = await Promise.all([createBacking(), upstream.start()]);
 });
 test.after(async () => {
-  await upstream.stop();
-  for (const b of backings) await b.drop();
+  await Promise.all([backing.drop(), upstream.stop()]);
 });
 
 test('built-in keys (instance-wide and a workspace\'s own) are encrypted at rest, bound to their row, and rotated by the command', async () => {
-  const backing = await fresh();
   const v1 = recoveryKey('v1');
   const v2 = recoveryKey('v2');
   const local = { plugins: { catalog: { config: { builtInAddresses: { openai: upstream.address } } } } };
