@@ -27,6 +27,7 @@ export interface CatalogProvider {
   vendor: string;
   address: string;
   builtIn: boolean;
+  /** A key is stored (for a built-in provider: the instance-wide one; use `configured()` for a workspace's view). */
   hasKey: boolean;
   check: ProviderCheckStatus;
   checkedAt: Date | null;

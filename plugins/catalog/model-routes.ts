@@ -77,6 +77,9 @@ export function modelRoutes(admin: AdminApi, core: CatalogCore): void {
     response: ModelView,
     handler: async ({ body }) => {
       const { provider, id } = splitModelName(body.name);
+      if (core.snapshot.builtIns.has(provider)) {
+        throw new GatewayError('invalid_request', `name: "${provider}" is a built-in provider; its models come with the price catalogue (GET /admin/v1/built-in-models), where they can be hidden or re-priced.`, { param: 'name' });
+      }
       if (!(await repo.provider(provider))) {
         throw new GatewayError('invalid_request', `name: no provider named "${provider}"; add the provider first.`, { param: 'name' });
       }
