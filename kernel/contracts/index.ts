@@ -6,3 +6,4 @@ export * from './admin.js';
 export * from './provider.js';
 export * from './pricing.js';
 export * from './credentials.js';
+export * from './retention.js';

@@ -1,6 +1,7 @@
-import { definePlugin, StoreToken, Type, defineToken, BatchWriter } from '../../kernel/index.js';
+import { definePlugin, StoreToken, Type, defineToken, BatchWriter, RetentionToken } from '../../kernel/index.js';
 import { migrations } from './migrations.js';
 import { usageColumns, spanColumns, usageRow, spanRow } from './records.js';
+import { tracingRetention } from './retention-kinds.js';
 
 declare module '../../kernel/index.js' {
   interface LogEvents {
@@ -40,6 +41,9 @@ export default definePlugin({
       usage.add(row);
       spans.add(spanRow(rc, latency, row));
     });
+  },
+  start(ctx) {
+    for (const k of tracingRetention) ctx.optional(RetentionToken)?.register(k);
   },
   async stop(ctx) {
     const [usage, spans] = ctx.container.resolve<BatchWriter[]>('tracing.writers');
