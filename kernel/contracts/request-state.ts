@@ -48,6 +48,10 @@ export interface Outcome {
   sent: boolean;
   firstTokenMs: number | null;
   clientClosed: boolean;
+  /** The model id the provider said answered, before the reply is relabelled (trace export). */
+  responseModel?: string;
+  /** finish_reason of each choice, in order (trace export). */
+  finishReasons?: string[];
 }
 
 /**
@@ -65,4 +69,10 @@ export interface RequestState {
   fallbackFrom?: { model: string; scope: string }; // hold
   reservations?: PendingReservation[]; // admit, taken by hold
   outcome?: Outcome; // dispatch
+  /**
+   * Set before dispatch by the recording plugin for a workspace that turned recording on; only
+   * then does dispatch keep the reply's text in `reply` (stored apart from spans, never logged).
+   */
+  recordReply?: boolean;
+  reply?: string; // dispatch, when recordReply
 }

@@ -115,10 +115,23 @@ async function wholeReply(ctx: RequestContext, adapter: ProviderAdapter, call: U
   const completion = await adapter.complete(call);
   const outcome = ctx.state.outcome!;
   outcome.firstTokenMs = Math.round(performance.now() - ctx.startedAt);
+  outcome.responseModel = completion.model;
+  outcome.finishReasons = completion.choices.map((c) => c.finish_reason ?? 'null');
+  if (ctx.state.recordReply) ctx.state.reply = completion.choices[0]?.message.content ?? '';
   completion.model = call.model.name;
   outcome.usage = completion.usage ?? producedUsage(call.request.messages, completion.choices[0]?.message.content?.length ?? 0, call.request.maxTokens);
   outcome.status = 200;
   sendJson(ctx.res, 200, completion, replyHeaders(ctx, call.model));
+}
+
+/** What trace export and recording need from a chunk: the provider's model id, finish reasons, the text (recording on only). */
+function noteChunk(ctx: RequestContext, chunk: ChatCompletionChunk): void {
+  const outcome = ctx.state.outcome!;
+  outcome.responseModel ??= chunk.model;
+  for (const c of chunk.choices) {
+    if (c.finish_reason) (outcome.finishReasons ??= [])[c.index] = c.finish_reason;
+    if (ctx.state.recordReply && c.index === 0 && c.delta.content) ctx.state.reply = (ctx.state.reply ?? '') + c.delta.content;
+  }
 }
 
 /** Characters a chunk adds, for charging a reply that broke off before the provider reported usage. */
@@ -147,6 +160,7 @@ async function streamReply(ctx: RequestContext, adapter: ProviderAdapter, call: 
       const chunk = next.value;
       if (chunk.usage) usage = chunk.usage;
       produced += producedBy(chunk);
+      noteChunk(ctx, chunk);
       chunk.model = call.model.name;
       if (call.request.includeUsage || !chunk.usage) await writer.chunk(chunk);
       else if (chunk.choices.length > 0) {
