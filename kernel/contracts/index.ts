@@ -7,3 +7,4 @@ export * from './provider.js';
 export * from './pricing.js';
 export * from './credentials.js';
 export * from './retention.js';
+export * from './diagnostics.js';

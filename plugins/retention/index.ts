@@ -1,4 +1,4 @@
-import { AdminApiToken, CacheToken, definePlugin, RetentionToken, StoreToken, Type } from '../../kernel/index.js';
+import { AdminApiToken, CacheToken, definePlugin, DiagnosticsToken, RetentionToken, StoreToken, Type } from '../../kernel/index.js';
 import { migrations } from './migrations.js';
 import { RetentionJob } from './job.js';
 import { retentionRoutes } from './routes.js';
@@ -44,8 +44,9 @@ export default definePlugin({
     retentionRoutes(ctx.use(AdminApiToken), job, ctx.config.schedule, ctx.env.SVC_OTLP_ENDPOINT);
   },
   async start(ctx) {
-    if (!ctx.config.schedule) return;
     const job = ctx.container.resolve<RetentionJob>('retention.job');
+    ctx.optional(DiagnosticsToken)?.addJob({ name: 'retention', schedule: ctx.config.schedule ? `${ctx.config.schedule} (UTC)` : '', lastRun: async () => (await job.lastRun()) as unknown as Record<string, unknown> | null });
+    if (!ctx.config.schedule) return;
     const bree = await startSchedule(ctx.config.schedule, ctx.log, (slot) => void job.runScheduled(slot).catch(() => ctx.log.error('retention.failed', { run_id: 'schedule', trigger: 'schedule', kind: '*' })));
     ctx.container.register('retention.bree', { useValue: bree });
   },
