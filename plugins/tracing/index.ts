@@ -2,6 +2,7 @@ import { definePlugin, StoreToken, Type, defineToken, BatchWriter, RetentionToke
 import { migrations } from './migrations.js';
 import { usageColumns, spanColumns, usageRow, spanRow } from './records.js';
 import { tracingRetention } from './retention-kinds.js';
+import { otlpFromEnv, type OtlpExport } from './otlp.js';
 
 declare module '../../kernel/index.js' {
   interface LogEvents {
@@ -31,6 +32,8 @@ export default definePlugin({
     const usage = new BatchWriter(store, 'usage_records', usageColumns, flushIntervalMs, maxBatchRows, 100_000, failed('usage_records'));
     const spans = new BatchWriter(store, 'spans', spanColumns, flushIntervalMs, maxBatchRows, 100_000, failed('spans'));
     ctx.container.register('tracing.writers', { useValue: [usage, spans] });
+    const otlp = otlpFromEnv(ctx.env);
+    ctx.container.register('tracing.otlp', { useValue: { otlp } });
     ctx.provide(TracingFlushToken, async () => {
       await usage.flush();
       await spans.flush();
@@ -40,6 +43,7 @@ export default definePlugin({
       const row = usageRow(rc, latency);
       usage.add(row);
       spans.add(spanRow(rc, latency, row));
+      otlp?.add(rc, latency, row);
     });
   },
   start(ctx) {
@@ -49,5 +53,6 @@ export default definePlugin({
     const [usage, spans] = ctx.container.resolve<BatchWriter[]>('tracing.writers');
     await usage!.flush();
     await spans!.flush();
+    await ctx.container.resolve<{ otlp?: OtlpExport }>('tracing.otlp').otlp?.stop(2000);
   },
 });
