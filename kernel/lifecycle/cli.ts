@@ -26,7 +26,7 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
 }
 
-const serveInfo: CommandInfo = { name: 'serve', summary: 'Start the service (also what `svc` alone does)', usage: 'svc serve' };
+const serveInfo: CommandInfo = { name: 'serve', summary: 'Start the service (also what `svc` alone does)', usage: 'svc serve', options: {} };
 
 /** Read from package.json, not from the service module, so `svc --version` loads nothing else. */
 export function cliVersion(): string {
@@ -133,6 +133,8 @@ export async function runCli(words: string[], io: CliIo): Promise<number> {
   }
   try {
     checkArgs(c, args);
+    // bin/svc.ts starts the service itself (signals, exit codes); here it only gets its arguments checked.
+    if (c === serveInfo) throw new Error('svc serve is started by the svc command itself');
     // Loaded only here: help and version never pay for the ORM, drivers or plugins' services.
     const { Service } = await import('./service.js');
     await new Service({ env: io.env, logSink: io.stderr }).runCommand(words, io.stdout);
