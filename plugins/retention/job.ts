@@ -77,21 +77,22 @@ export class RetentionJob implements Retention {
   }
 
   private async execute(id: string, trigger: RetentionRun['trigger'], now: Date): Promise<RetentionRun | null> {
-    const started = Date.now();
-    const lock = 'retention:lock';
-    if (!(await this.cache.setIfAbsent(lock, id, this.options.lockTtlMs))) {
+    const scheduled = trigger === 'schedule';
+    // A scheduled slot is claimed first (one replica wins it), then waits for a manual run
+    // elsewhere to end; Run now and the command never wait: they report that one is running.
+    if (scheduled && !(await this.claim(id, trigger))) {
+      this.log.info('retention.skipped', { trigger, reason: 'already_run' });
+      return null;
+    }
+    if (!(await this.lock(id, scheduled))) {
       this.log.info('retention.skipped', { trigger, reason: 'running_elsewhere' });
+      if (scheduled) await this.store.execute('delete from retention_runs where id = ?', [id]);
       return null;
     }
     try {
-      const claimed = await this.store.execute(
-        'insert into retention_runs (id, run_trigger, status, started_at) values (?, ?, ?, ?) on conflict (id) do nothing returning id',
-        [id, trigger, 'running', started],
-      );
-      if (claimed.length === 0) {
-        this.log.info('retention.skipped', { trigger, reason: 'already_run' });
-        return null;
-      }
+      if (!scheduled) await this.claim(id, trigger);
+      const started = Date.now();
+      await this.store.execute('update retention_runs set started_at = ? where id = ?', [started, id]);
       this.log.info('retention.started', { run_id: id, trigger });
       const counts = await this.purgeAll(id, trigger, now);
       const failed = Object.values(counts).some((c) => c < 0);
@@ -101,7 +102,26 @@ export class RetentionJob implements Retention {
       this.log.info('retention.finished', { run_id: id, trigger, duration_ms: duration, deleted, kinds: Object.keys(counts) });
       return { id, trigger, started_at: new Date(started).toISOString(), duration_ms: duration, status: failed ? 'failed' : 'done', counts };
     } finally {
-      await this.cache.del(lock).catch(() => {});
+      await this.cache.del(this.lockKey).catch(() => {});
+    }
+  }
+
+  private readonly lockKey = 'retention:lock';
+
+  /** The run's row; false when another replica already inserted it (its slot is taken). */
+  private async claim(id: string, trigger: string): Promise<boolean> {
+    const rows = await this.store.execute('insert into retention_runs (id, run_trigger, status, started_at) values (?, ?, ?, ?) on conflict (id) do nothing returning id', [id, trigger, 'running', Date.now()]);
+    return rows.length > 0;
+  }
+
+  /** The cache lock; a scheduled run waits for it (up to the lock's expiry), others do not. */
+  private async lock(id: string, wait: boolean): Promise<boolean> {
+    const until = Date.now() + (wait ? this.options.lockTtlMs : 0);
+    for (;;) {
+      if (await this.cache.setIfAbsent(this.lockKey, id, this.options.lockTtlMs)) return true;
+      if (Date.now() >= until) return false;
+      // Unref: a run waiting for the lock must not keep a stopping process alive.
+      await new Promise((r) => setTimeout(r, Math.min(5000, this.options.lockTtlMs / 10)).unref());
     }
   }
 

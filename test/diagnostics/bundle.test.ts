@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Service } from '../../kernel/lifecycle/service.js';
-import { MemorySink, shape } from '../support/harness.js';
+import { MemorySink, shape, startService } from '../support/harness.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { startChatWorld, modelName, type ChatWorld } from '../chat/setup.js';
 import { call } from '../identity/support.js';
@@ -136,6 +136,29 @@ test('with the database down the bundle is still written; the parts it cannot re
   assert.ok(json(files, 'plugins.json').order.includes('retention'));
   assert.is(json(files, 'settings.json').log_level, 'debug');
   assert.equal(json(files, 'manifest.json').unavailable, ['counts.json', 'database.json', 'failed-requests.json', 'jobs.json']);
+});
+
+test('a running service whose database goes away still serves the bundle to a signed-in admin', async () => {
+  if (!w.backing.databaseUrl) return; // SQLite is a file opened at start: it cannot become unreachable while running.
+  const proxy = new TcpProxy(5432);
+  const url = new URL(w.backing.databaseUrl);
+  url.port = String(await proxy.start());
+  const svc = await startService({ backing: { ...w.backing, databaseUrl: url.toString() }, env: {} });
+  try {
+    const token = (await call(svc.url, 'POST', '/sessions', { body: { email: adminEmail, password: adminPassword } })).body.token as string;
+    await proxy.cut();
+    const res = await fetch(`${svc.url}/admin/v1/diagnostics`, { headers: { authorization: `Bearer ${token}` } });
+    assert.is(res.status, 200);
+    const files = await unpack(Buffer.from(await res.arrayBuffer()));
+    assert.equal([...files.keys()].sort(), bundleFiles);
+    noCanaries(files);
+    assert.match(json(files, 'database.json').unavailable, /^database unreachable \(/);
+    assert.is(json(files, 'health.json').checks.database.status, 'down');
+    assert.equal(json(files, 'manifest.json').unavailable, ['counts.json', 'database.json', 'failed-requests.json']);
+    assert.match(json(files, 'jobs.json').jobs[0].last_run.unavailable, /^last run unreadable \(/);
+  } finally {
+    await svc.stop();
+  }
 });
 
 function commandService(dataDir: string, databaseUrl?: string, redisUrl?: string, prefix?: string): Service {

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RetentionToken } from '../../kernel/index.js';
+import { CacheToken, RetentionToken } from '../../kernel/index.js';
 import { createBacking, shape, startService, type Backing, type TestService } from '../support/harness.js';
 import { adminEmail, adminPassword, call, newPerson, signIn } from '../identity/support.js';
 import { alert, DAY, hold, ids, insert, laterKinds, span, store, usage } from './support.js';
@@ -131,6 +131,20 @@ test('Run now over HTTP runs at once and the last run shows its counts and durat
   assert.is(view.body.last_run.id, r.body.run.id);
   assert.ok(view.body.last_run.duration_ms >= 0);
   assert.ok(s.logs.events('retention.finished').some((e) => e.run_id === r.body.run.id));
+});
+
+test('while a run holds the lock, Run now reports it instead of running a second one', async () => {
+  const cache = s.service.get(CacheToken);
+  assert.ok(await cache.setIfAbsent('retention:lock', 'elsewhere', 60_000));
+  try {
+    const r = await call(s.url, 'POST', '/retention/runs', { auth: token });
+    assert.is(r.status, 200);
+    assert.equal(r.body, { run: null, running_elsewhere: true });
+    assert.ok(s.logs.events('retention.skipped').some((e) => e.reason === 'running_elsewhere'));
+  } finally {
+    await cache.del('retention:lock');
+  }
+  assert.is((await call(s.url, 'POST', '/retention/runs', { auth: token })).body.running_elsewhere, false);
 });
 
 test.run();
