@@ -1,7 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CacheToken, RetentionToken } from '../../kernel/index.js';
-import { createBacking, shape, startService, type Backing, type TestService } from '../support/harness.js';
+import { PassThrough } from 'node:stream';
+import { Service } from '../../kernel/lifecycle/service.js';
+import { createBacking, MemorySink, shape, startService, testRecoveryKeys, type Backing, type TestService } from '../support/harness.js';
 import { adminEmail, adminPassword, call, newPerson, signIn } from '../identity/support.js';
 import { alert, DAY, hold, ids, insert, laterKinds, span, store, usage } from './support.js';
 
@@ -131,6 +133,26 @@ test('Run now over HTTP runs at once and the last run shows its counts and durat
   assert.is(view.body.last_run.id, r.body.run.id);
   assert.ok(view.body.last_run.duration_ms >= 0);
   assert.ok(s.logs.events('retention.finished').some((e) => e.run_id === r.body.run.id));
+});
+
+test('svc retention run runs the job and prints its counts', async () => {
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (c: Buffer) => (text += c.toString()));
+  await new Service({
+    env: backing.databaseUrl ? { SVC_RECOVERY_KEYS: testRecoveryKeys } : {},
+    logSink: new MemorySink(),
+    overrides: {
+      dataDir: backing.dataDir,
+      database: backing.databaseUrl ? { url: backing.databaseUrl } : {},
+      cache: backing.redisUrl ? { url: backing.redisUrl, prefix: backing.redisPrefix } : {},
+      plugins: { 'later-kinds': { module: laterKinds }, retention: { config: { schedule: '' } } },
+    },
+  }).runCommand(['retention', 'run'], out);
+  const run = JSON.parse(text) as { trigger: string; status: string; counts: Record<string, number> };
+  assert.is(run.trigger, 'command');
+  assert.is(run.status, 'done');
+  assert.type(run.counts.tool_calls, 'number');
 });
 
 test('while a run holds the lock, Run now reports it instead of running a second one', async () => {
