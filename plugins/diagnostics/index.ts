@@ -14,6 +14,12 @@ import {
 } from '../../kernel/index.js';
 import { bundle, type Sources } from './bundle.js';
 
+declare module '../../kernel/index.js' {
+  interface LogEvents {
+    'diagnostics.written': { via: 'admin_api' | 'command'; bytes: number };
+  }
+}
+
 interface Registry {
   contributed: Map<string, DiagnosticsSource>;
   jobs: DiagnosticsJob[];
@@ -59,7 +65,9 @@ export default definePlugin({
       usage: 'svc diagnostics > svc-diagnostics.tar.gz',
       options: {},
       async run(ctx, _args, out) {
-        await writeAll(out, await bundle(sourcesOf(ctx as Ctx)));
+        const data = await bundle(sourcesOf(ctx as Ctx));
+        await writeAll(out, data);
+        ctx.log.info('diagnostics.written', { via: 'command', bytes: data.length });
       },
       async whenBootFails({ kernel, env, plugins, error }, _args, out) {
         const partMs = Number((kernel.plugins.diagnostics?.config as { partTimeoutMs?: number } | undefined)?.partTimeoutMs ?? 5000);
@@ -91,6 +99,7 @@ export default definePlugin({
           'cache-control': 'no-store',
         });
         rc.res.end(data);
+        ctx.log.info('diagnostics.written', { via: 'admin_api', bytes: data.length });
         return undefined;
       },
     });
