@@ -7,7 +7,7 @@ export { definePlugin, type Plugin, type PluginContext, type PluginCommand } fro
 export { phaseNames, type PhaseName, type PhaseHooks, type Compensation } from './pipeline/phases.js';
 export { newRequestContext, type RequestContext } from './pipeline/context.js';
 export { compensate, type Pipeline } from './pipeline/pipeline.js';
-export { errorTable, GatewayError, isGatewayError, toGatewayError, type ErrorCode, type ErrorDetails } from './errors/index.js';
+export { errorTable, GatewayError, isGatewayError, toGatewayError, describeFailure, type ErrorCode, type ErrorDetails } from './errors/index.js';
 export type { LogEvents, LogValue } from './log/events.js';
 export type { Logger } from './log/logger.js';
 export type { RouteContext, RouteHandler, HttpMethod } from './http/route.js';

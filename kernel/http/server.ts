@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomId } from './ids.js';
 import { App, type Request, type Response } from '@tinyhttp/app';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
+import { describeFailure } from '../errors/failure.js';
 import { readBody, parseJson } from './body.js';
 import { renderError, requestIdHeader, sendJson } from './render.js';
 import type { HttpMethod, RouteContext, RouteHandler } from './route.js';
@@ -92,7 +93,7 @@ export class HttpFront {
   private fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
     const gerr = toGatewayError(err);
     if (gerr.status >= 500 || gerr.code === 'request_too_large') {
-      this.log.warn('request.failed', { request_id: requestIdOf(req), status: gerr.status, code: gerr.code });
+      this.log.warn('request.failed', { request_id: requestIdOf(req), status: gerr.status, code: gerr.code, ...(gerr.status >= 500 ? describeFailure(err) : {}) });
     }
     renderError(res, gerr);
     if (gerr.code === 'request_too_large') discardRest(req, res);

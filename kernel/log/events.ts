@@ -18,7 +18,8 @@ export interface LogEvents {
   'api.stopped': { forced_streams: number };
   'health.dependency_down': { component: string; error_code: string };
   'health.dependency_up': { component: string };
-  'request.failed': { request_id: string; status: number; code: string };
+  /** error_class and cause (a code, never a message) name what failed on a 5xx (kernel/errors/failure.ts). */
+  'request.failed': { request_id: string; status: number; code: string; error_class?: string; cause?: string };
   'plugin.order': { plugins: readonly string[] };
   'plugin.hook_failed': { plugin: string; phase: string; request_id: string };
   'store.migrated': { applied: readonly string[]; dialect: string };

@@ -115,6 +115,13 @@ test('spend reporting: totals and daily series by model, key, provider; a provid
   assert.ok(split.groups.some((g) => g.id === ws && g.cost_micro_usd === big + small));
   const byPerson = await svc.admin.ok<Report>('GET', `/workspaces/${ws}/spend?group_by=person&from=${today}&to=${today}`);
   assert.is(byPerson.groups.length, 1);
+  // Without group_by (issue 9 item 5: PostgreSQL refused `group by ''` with a 500).
+  const all = await svc.admin.ok<Report>('GET', '/spend');
+  assert.ok(all.total.cost_micro_usd >= big + small);
+  assert.is(all.groups, undefined);
+  const mine = await svc.admin.ok<Report>('GET', `/workspaces/${ws}/spend`);
+  assert.equal([mine.total.cost_micro_usd, mine.total.requests, mine.series.map((s) => [s.date, s.cost_micro_usd])], [big + small, 2, [[today, big + small]]]);
+  assert.equal(svc.logs.events('request.failed'), []);
   const bad = await svc.admin.call<{ error: { param: string } }>('GET', '/spend?from=yesterday');
   assert.equal([bad.status, bad.body.error.param], [400, 'from']);
 });
