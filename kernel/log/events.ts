@@ -23,6 +23,10 @@ export interface LogEvents {
   'plugin.order': { plugins: readonly string[] };
   'plugin.hook_failed': { plugin: string; phase: string; request_id: string };
   'store.migrated': { applied: readonly string[]; dialect: string };
+  /** A settle's money records could not be committed by any retry (a bug, not an outage). */
+  'store.commit_failed': { statements: number; error_code: string };
+  /** Stop came while the database still did not answer: these requests' charges were not recorded. */
+  'store.commit_abandoned': { requests: number };
 }
 
 export type LogEventName = keyof LogEvents;
