@@ -13,13 +13,13 @@ export class DeadlineError extends Error {
 
 /** Error codes and messages that mean "cannot reach it", as opposed to a refused statement. */
 const unreachableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P01', '57P02', '57P03']);
-const unreachableText = /timeout exceeded when trying to connect|connection terminated|redis unavailable|connection is closed|client has encountered a connection error|cache: closed/i;
+const unreachableText = /connection terminated|redis unavailable|connection is closed|client has encountered a connection error|cache: closed/i;
 
 /** `timeout`, `unreachable`, or null when the failure says nothing about reachability (a bad statement). */
 export function reachabilityOf(err: unknown): 'timeout' | 'unreachable' | null {
   const code = String((err as { code?: unknown })?.code ?? '');
   const message = String((err as { message?: unknown })?.message ?? '');
-  if (err instanceof DeadlineError || code === 'ETIMEDOUT' || /command timed out/i.test(message)) return 'timeout';
+  if (err instanceof DeadlineError || code === 'ETIMEDOUT' || /command timed out|timeout exceeded when trying to connect|due to connection timeout/i.test(message)) return 'timeout';
   if (unreachableCodes.has(code) || code.startsWith('08') || unreachableText.test(message)) return 'unreachable';
   return null;
 }
@@ -38,8 +38,9 @@ export interface DependencyOptions {
 
 /**
  * A critical dependency (database, cache) as the service sees it: up or down, decided by the
- * answers its calls get. A call without an answer within the deadline, a connection failure or a
- * failed background ping makes it down; any answer makes it up again. Only state changes are
+ * answers its calls get. Calls that stay without an answer past the deadline (repeatedly, for half
+ * a deadline), a refused connection or a failed background ping make it down; any answer makes it
+ * up again. Only state changes are
  * logged (`health.dependency_down`, `health.dependency_up`), so an outage writes two lines, not
  * one per failed call. While it is down, model requests are refused (budgets' hold phase).
  *
@@ -52,6 +53,8 @@ export class Dependency {
   private timer: NodeJS.Timeout | undefined;
   private probing = false;
   private pending = 0;
+  /** When the first of the unanswered calls since the last answer gave up (performance.now()). */
+  private firstTimeout: number | null = null;
 
   constructor(
     readonly name: string,
@@ -82,26 +85,35 @@ export class Dependency {
     }
     this.pending++;
     let timer: NodeJS.Timeout | undefined;
+    let settled = false;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        this.failed('timeout');
-        if (options.abandon) reject(new DeadlineError(this.name, this.options.deadlineMs));
+        // After this loop turn's I/O: an answer that arrived while the event loop was busy (a
+        // late timer, not a silent dependency) settles the call first.
+        setImmediate(() => {
+          if (settled) return;
+          this.timedOut();
+          if (options.abandon) reject(new DeadlineError(this.name, this.options.deadlineMs));
+        });
       }, this.options.deadlineMs);
       timer.unref();
     });
     const work = fn().then(
       (v) => {
+        settled = true;
         this.pending--;
         clearTimeout(timer);
         this.answered();
         return v;
       },
       (err: unknown) => {
+        settled = true;
         this.pending--;
         clearTimeout(timer);
         // Only a success brings it back up: a driver's own connect timeout is not always recognisable.
         const r = reachabilityOf(err);
-        if (r) this.failed(r);
+        if (r === 'unreachable') this.failed(r);
+        else if (r === 'timeout') this.timedOut();
         throw err;
       },
     );
@@ -126,7 +138,8 @@ export class Dependency {
     try {
       await this.call(this.ping, { abandon: true });
     } catch (err) {
-      this.failed(reachabilityOf(err) ?? 'unreachable');
+      if (reachabilityOf(err) === 'timeout') this.timedOut();
+      else this.failed('unreachable');
     } finally {
       this.probing = false;
     }
@@ -138,8 +151,23 @@ export class Dependency {
       void this.probe(); // the next answer brings it back up
       return this.errorCode;
     }
-    await this.call(this.ping, { abandon: true });
+    try {
+      await this.call(this.ping, { abandon: true });
+    } catch (err) {
+      return reachabilityOf(err) ?? 'unreachable';
+    }
   };
+
+  /**
+   * A call went unanswered. Down once unanswered calls keep coming for half a deadline with no
+   * answer in between: a silent dependency does that (the background ping alone repeats every
+   * interval), while one busy moment of this process, which makes every timer late at once, does not.
+   */
+  private timedOut(): void {
+    const now = performance.now();
+    if (this.firstTimeout === null) this.firstTimeout = now;
+    else if (now - this.firstTimeout >= this.options.deadlineMs / 2) this.failed('timeout');
+  }
 
   private failed(code: 'timeout' | 'unreachable'): void {
     if (this.errorCode === null) this.log.warn('health.dependency_down', { component: this.name, error_code: code });
@@ -147,6 +175,7 @@ export class Dependency {
   }
 
   private answered(): void {
+    this.firstTimeout = null;
     if (this.errorCode === null) return;
     this.errorCode = null;
     this.log.info('health.dependency_up', { component: this.name });

@@ -3,12 +3,9 @@ import { defineToken } from '../container/tokens.js';
 import type { Logger } from '../log/logger.js';
 import type { Store } from './orm.js';
 
-/** One statement a settle hook stages; `onRows` gets what it returned once committed. */
-export interface DurableWrite {
-  sql: string;
-  params: unknown[];
-  onRows?: (rows: Array<Record<string, unknown>>) => void;
-}
+import { plan, type DurableWrite } from './durable-writes.js';
+
+export type { DurableWrite, InsertRows, AddToTotals } from './durable-writes.js';
 
 interface Waiting { writes: DurableWrite[]; done: () => void; fail: (err: unknown) => void }
 
@@ -36,7 +33,7 @@ function duplicate(err: unknown): boolean {
  * duplicate key means an earlier attempt landed, so the request counts as committed.
  *
  * @example
- * await commits.commit([{ sql: 'insert into usage_records …', params }]);
+ * await commits.commit([{ kind: 'insert', table: 'usage_records', columns, rows: [row] }]);
  */
 export class GroupCommit {
   private readonly queue: Waiting[] = [];
@@ -66,14 +63,19 @@ export class GroupCommit {
   /** Resolves when nothing waits (tests, and stop before the store closes); gives up after `ms`. */
   async idle(ms = 30_000): Promise<void> {
     const end = Date.now() + ms;
-    while ((this.running || this.queue.length) && Date.now() < end) await (this.running ?? sleep(10));
+    while ((this.running || this.queue.length) && Date.now() < end) {
+      await Promise.race([this.running, sleep(Math.min(50, end - Date.now()), undefined, { ref: false })]);
+    }
   }
 
-  /** Stops retrying after `graceMs`: what is still waiting then is failed (and logged). */
+  /**
+   * Stops retrying after `graceMs`: what is still waiting then is failed (and logged). A commit
+   * still waiting on a silent database is not awaited past the grace either.
+   */
   async close(graceMs: number): Promise<void> {
     await this.idle(graceMs);
     this.closing = true;
-    await this.running;
+    await this.idle(1000);
   }
 
   private async drain(): Promise<void> {
@@ -83,16 +85,15 @@ export class GroupCommit {
   private async group(group: Waiting[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
+        // One statement per table for the whole group (multi-row inserts, totals summed per key).
+        const statements = plan(group.flatMap((g) => g.writes));
         const results = await this.store.transaction(async (exec) => {
           const out: Array<Array<Record<string, unknown>>> = [];
-          for (const g of group) for (const w of g.writes) out.push(await exec(w.sql, w.params));
+          for (const st of statements) out.push(await exec(st.sql, st.params));
           return out;
         });
-        let i = 0;
-        for (const g of group) {
-          for (const w of g.writes) w.onRows?.(results[i++]!);
-          g.done();
-        }
+        statements.forEach((st, i) => st.deliver?.(results[i]!));
+        for (const g of group) g.done();
         return;
       } catch (err) {
         if (permanent(err)) {

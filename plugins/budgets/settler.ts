@@ -14,9 +14,7 @@ export const holdColumns = [
  * A settled hold's record, committed with the charge. A reaper that took the hold for abandoned
  * (its process stalled past the expiry) may have written it first: the settle wins.
  */
-const settledHoldSql =
-  `insert into budget_holds (${holdColumns.join(',')}) values (${holdColumns.map(() => '?').join(',')})` +
-  ' on conflict (id) do update set charge_micro_usd = excluded.charge_micro_usd, state = excluded.state, ended_at = excluded.ended_at';
+const settledWins = 'on conflict (id) do update set charge_micro_usd = excluded.charge_micro_usd, state = excluded.state, ended_at = excluded.ended_at';
 
 /** The budget_holds row of a hold that is over; an abandoned hold's charge is unknown (null). */
 export function holdRow(h: TrackedHold, charge: number | null, state: HoldEnd, endedAt: number): Array<string | number | null> {
@@ -56,7 +54,7 @@ export class Settler {
     // without it plus the hold, so adding (charge − hold) lands on the total with it.
     const lines = moveLines(h.k, h.a, charge - h.a, t, this.totals.value, this.graceMs);
     if (charge > 0) rc.durable!.push(this.totals.stage({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t));
-    rc.durable!.push({ sql: settledHoldSql, params: holdRow(h, charge, 'settled', t) });
+    rc.durable!.push({ kind: 'insert', table: 'budget_holds', columns: holdColumns, rows: [holdRow(h, charge, 'settled', t)], onConflict: settledWins });
     rc.afterCommit!.push(async () => {
       try {
         await this.cache.adjust(lines, { key: holdsSet, member: l.member, required: true });

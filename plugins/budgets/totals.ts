@@ -1,4 +1,4 @@
-import type { DurableWrite, Logger, Principal, Store } from '../../kernel/index.js';
+import type { AddToTotals, Logger, Principal, Store } from '../../kernel/index.js';
 import { capScopeId, chargedTotalKeys, totalKey, type Cap } from './caps.js';
 
 /** A running total that crossed upward in a flush: its key, the amount before and after. */
@@ -63,21 +63,19 @@ export class Totals {
    * record, before any counter moves). Once committed, the totals it returns are known here and
    * passed to `onWritten` (alerts).
    */
-  stage(p: Pick<Principal, 'workspaceId' | 'personId' | 'keyId'>, charge: number, t: number): DurableWrite {
-    const keys = chargedTotalKeys(p, t);
+  stage(p: Pick<Principal, 'workspaceId' | 'personId' | 'keyId'>, charge: number, t: number): AddToTotals {
     return {
-      sql: `insert into budget_totals (total_key, total_micro_usd, updated_at) values ${keys.map(() => '(?,?,?)').join(',')}${upsertTail}`,
-      params: keys.flatMap((k) => [k, charge, t]),
-      onRows: (rows) => {
-        const written: Written[] = [];
-        for (const r of rows) {
-          const key = String(r.total_key);
-          const after = Number(r.total_micro_usd);
-          // Never lower what is known: a refresh may already have seen this charge.
-          this.known.set(key, Math.max(this.value(key), after));
-          written.push({ key, before: after - charge, after });
-        }
-        this.onWritten(written);
+      kind: 'add',
+      table: 'budget_totals',
+      keyColumn: 'total_key',
+      valueColumn: 'total_micro_usd',
+      touchColumn: 'updated_at',
+      now: t,
+      deltas: chargedTotalKeys(p, t).map((k) => [k, charge]),
+      onTotals: (rows) => {
+        // Never lower what is known: a refresh may already have seen this charge.
+        for (const r of rows) this.known.set(r.key, Math.max(this.value(r.key), r.after));
+        this.onWritten(rows.map((r) => ({ key: r.key, before: r.after - r.added, after: r.after })));
       },
     };
   }

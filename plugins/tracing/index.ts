@@ -53,14 +53,13 @@ export default definePlugin({
       await usage.flush();
       await spans.flush();
     });
-    const insertUsage = `insert into usage_records (${usageColumns.join(',')}) values (${usageColumns.map(() => '?').join(',')})`;
     ctx.hook('settle', (rc) => {
       const latency = performance.now() - rc.startedAt;
       const row = usageRow(rc, latency);
       // A request that reached the provider may cost money: its record is committed with the
       // running totals it adds to (one transaction, before the counters move), so a crash keeps
       // both or neither. Refusals cost nothing: batched behind the response, bounded.
-      if (rc.state.outcome?.sent && rc.durable) rc.durable.push({ sql: insertUsage, params: row });
+      if (rc.state.outcome?.sent && rc.durable) rc.durable.push({ kind: 'insert', table: 'usage_records', columns: usageColumns, rows: [row] });
       else usage.add(row);
       spans.add(spanRow(rc, latency, row));
     });

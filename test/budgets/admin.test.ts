@@ -57,6 +57,16 @@ test('caps: create, list with spend, change, delete; validation and access', asy
   assert.is((await admin.call('DELETE', `/workspaces/${ws}/budget-caps/${keyCap.id}`)).status, 204);
   assert.is((await admin.ok<{ data: unknown[] }>('GET', `/workspaces/${ws}/budget-caps`)).data.length, 1);
 
+  // Instance caps: listed with the workspace caps, changed and removed by instance admins.
+  const inst = await admin.ok<{ id: string }>('POST', '/budget-caps', { amount_micro_usd: 9_000_000, period: 'lifetime' });
+  const everything = await admin.ok<{ data: Array<{ id: string; scope: string; spent_micro_usd: number }> }>('GET', '/budget-caps');
+  assert.ok(everything.data.some((c) => c.id === inst.id && c.scope === 'instance'));
+  assert.ok(everything.data.length >= 2, 'the workspace caps are listed too');
+  const changed = await admin.ok<{ amount_micro_usd: number }>('PATCH', `/budget-caps/${inst.id}`, { amount_micro_usd: 8_000_000 });
+  assert.is(changed.amount_micro_usd, 8_000_000);
+  assert.is((await admin.call('DELETE', `/budget-caps/${inst.id}`)).status, 204);
+  assert.is((await admin.call('DELETE', `/budget-caps/${inst.id}`)).status, 404);
+
   const m = await member(admin, ws, 'member1@example.test');
   const denied = await m.call<{ error: { code: string } }>('GET', `/workspaces/${ws}/budget-caps`);
   assert.equal([denied.status, denied.body.error.code], [403, 'forbidden']);
