@@ -62,7 +62,7 @@ test('PostgreSQL hangs: healthz down, every model request 503, buffers bounded, 
   db.host = `127.0.0.1:${proxy.port}`;
   const svc = await startInstance({ ...backing, databaseUrl: db.toString() }, {
     budgets: { totalsRefreshMs: 100, ...fast },
-    kernel: { database: { timeoutMs: 300, probeIntervalMs: 100 } },
+    kernel: { database: { timeoutMs: 500, probeIntervalMs: 100 } },
     tracing: fast,
   });
   try {
@@ -72,6 +72,16 @@ test('PostgreSQL hangs: healthz down, every model request 503, buffers bounded, 
     assert.equal(await burst(svc, key, 2), [[200, 'served'], [200, 'served']]);
     await svc.flush();
 
+    // A reply streaming when the database goes silent: it finishes, and its charge is kept
+    // (committed once the database answers again), never lost nor counted twice.
+    mock.enqueue({ chunks: ['one ', 'two ', 'three ', 'four'], gapMs: 250, usage: { prompt_tokens: 10, completion_tokens: 40 } });
+    const streamed = (async () => {
+      const s = await client(svc, key).chat.completions.create({ model: 'mock:priced', messages: [{ role: 'user', content: 'stream' }], max_tokens: 50, stream: true });
+      let text = '';
+      for await (const chunk of s) text += chunk.choices[0]?.delta.content ?? '';
+      return text;
+    })();
+    await sleep(100);
     proxy.hang();
     await until('healthz down', async () => (await health(svc)).http === 503);
     const h = await health(svc);
@@ -80,6 +90,7 @@ test('PostgreSQL hangs: healthz down, every model request 503, buffers bounded, 
     const refused = await burst(svc, key, 100);
     assert.equal(refused.filter(([s, c]) => s !== 503 || c !== 'budget_unavailable'), [], 'no request served while the database hangs');
     assert.is(mock.requests.length, before, 'nothing reached the provider');
+    assert.is(await streamed, 'one two three four');
     await sleep(1000); // still hanging a while later: nothing changes, nothing more is logged
     assert.is((await health(svc)).http, 503);
     assert.ok(proxy.heldBytes > 0, 'the service did try the database');
@@ -87,17 +98,28 @@ test('PostgreSQL hangs: healthz down, every model request 503, buffers bounded, 
     proxy.heal();
     await until('healthz ok', async () => (await health(svc)).http === 200);
     await until('served again', async () => (await burst(svc, key, 1))[0]![0] === 200);
-    await svc.flush();
+    // What waited in memory is written once the database answers; reads right after recovery may
+    // still meet the backlog (the test's deadline is 500 ms), so read until everything is there.
+    const month = `instance:*:month:${periodKey('month', Date.now())}`;
+    const count = async (where: string) => Number((await svc.sql<{ n: string | number }>(`select count(*) as n from usage_records where ${where}`))[0]!.n);
+    let seen = { kept: 0, sent: 0, total: -1, charged: -2 };
+    await until('records written', async () => {
+      try {
+        await svc.flush();
+        seen = { kept: await count('status = 503'), sent: await count('status = 200 and cost_micro_usd > 0'), total: await total(svc, month), charged: await charged(svc) };
+        return seen.sent === 4 && seen.kept === BOUND && seen.total === seen.charged;
+      } catch {
+        return false;
+      }
+    }).catch(() => undefined);
     if (process.env.DEBUG_HANG) console.log(svc.logs.lines.filter((l) => /health|budget\.|tracing/.test(l)).join(''));
+    // Two before, the stream across the hang, one after; the refusals kept are exactly the bound.
+    assert.equal(seen, { kept: BOUND, sent: 4, total: seen.charged, charged: seen.charged });
     assert.is(svc.logs.events('health.dependency_down').filter((e) => e.component === 'database').length, 1, 'one line when it went down');
     assert.is(svc.logs.events('health.dependency_up').filter((e) => e.component === 'database').length, 1, 'one line when it came back');
-    // The refusals kept are exactly the bound; the rest were dropped, and said so (once: the interval is long).
-    const [kept] = await svc.sql<{ n: string | number }>("select count(*) as n from usage_records where status = 503");
-    assert.is(Number(kept!.n), BOUND);
+    // The rest were dropped, and said so (once: the interval is long).
     const drops = svc.logs.events('tracing.rows_dropped').filter((e) => e.table === 'usage_records');
     assert.equal(drops.map((e) => e.count), [1]);
-    const month = `instance:*:month:${periodKey('month', Date.now())}`;
-    assert.is(await total(svc, month), await charged(svc));
   } finally {
     proxy.heal();
     await svc.stop();
