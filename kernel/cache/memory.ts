@@ -1,4 +1,4 @@
-import type { AdjustLine, CachePort, ReserveLine, ReserveResult, Tracked } from './port.js';
+import type { AdjustLine, CachePort, ReserveLine, ReserveResult, Tracked, Untrack } from './port.js';
 
 interface Entry { value: string; expiresAt: number } // expiresAt 0 = no expiry
 
@@ -103,7 +103,8 @@ export class MemoryCache implements CachePort {
     return { ok: true, values };
   }
 
-  async adjust(lines: AdjustLine[], untrack?: Omit<Tracked, 'score'>): Promise<number[]> {
+  async adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
+    if (untrack?.required && !this.sets.get(untrack.key)?.has(untrack.member)) return [];
     const values = lines.map((l) => {
       this.num(l.key, l.seed, l.ttlMs);
       return this.add(l.key, l.delta, l.ttlMs);

@@ -35,6 +35,9 @@ export interface Tracked {
   score: number;
 }
 
+/** A member to remove from its set in the same step; `required`: only if it is still there. */
+export type Untrack = Omit<Tracked, 'score'> & { required?: boolean };
+
 /**
  * The cache port: the shared, atomic state that replicas agree on. In memory (single node) every
  * call is one synchronous step; on Redis every call is one round trip (a Lua script where several
@@ -61,8 +64,12 @@ export interface CachePort {
   ttl(key: string): Promise<number>;
   /** All lines fit, then all are added (and `track` is recorded), or nothing changes. */
   reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult>;
-  /** Adds every delta at once (and removes `untrack` from its set); returns the new values. */
-  adjust(lines: AdjustLine[], untrack?: Omit<Tracked, 'score'>): Promise<number[]>;
+  /**
+   * Adds every delta at once (and removes `untrack` from its set); returns the new values. With
+   * `untrack.required`, nothing changes unless the member was still in its set, and the result is
+   * empty then: a settle retried after a lost reply, or raced by a reaper, never moves twice.
+   */
+  adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]>;
   /** Removes and returns up to `limit` members of a sorted set whose score is <= maxScore. */
   popExpired(key: string, maxScore: number, limit: number): Promise<string[]>;
   publish(channel: string, message: string): Promise<void>;

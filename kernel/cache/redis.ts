@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RedisOptions } from 'ioredis';
-import type { AdjustLine, CachePort, ReserveLine, ReserveResult, Tracked } from './port.js';
+import type { AdjustLine, CachePort, ReserveLine, ReserveResult, Tracked, Untrack } from './port.js';
 import { clusterPrefix, connect, parseRedisUrl, type RedisClient } from './redis-url.js';
 
 /** How long a call waits for a (re)connecting client before it fails closed. */
@@ -25,11 +25,14 @@ const OPTIONS: RedisOptions = {
 /**
  * Seeds, checks and adds counter lines in one step, then records or removes a sorted-set member.
  * KEYS: the n counters, then the set if any. ARGV: n, then amount, limit ('' none), ttl (0 none)
- * and seed ('' none) per line, then op ('add' | 'rem' | ''), member, score.
+ * and seed ('' none) per line, then op ('add' | 'rem' | 'remreq' | ''), member, score; 'remreq'
+ * changes nothing (reply {2}) unless the member is in the set.
  * Seeding is sequential (like the memory cache) so a key named twice is seeded once.
  */
 const APPLY = `
 local n = tonumber(ARGV[1])
+local o = 2 + n * 4
+if ARGV[o] == 'remreq' and not redis.call('ZSCORE', KEYS[n + 1], ARGV[o + 1]) then return {2} end
 local cur = {}
 for i = 1, n do
   local b = 1 + (i - 1) * 4
@@ -59,9 +62,8 @@ for i = 1, n do
   out[i + 1] = redis.call('INCRBY', KEYS[i], ARGV[b + 1])
   if created and ttl > 0 then redis.call('PEXPIRE', KEYS[i], ttl) end
 end
-local o = 2 + n * 4
 if ARGV[o] == 'add' then redis.call('ZADD', KEYS[n + 1], ARGV[o + 2], ARGV[o + 1])
-elseif ARGV[o] == 'rem' then redis.call('ZREM', KEYS[n + 1], ARGV[o + 1]) end
+elseif ARGV[o] == 'rem' or ARGV[o] == 'remreq' then redis.call('ZREM', KEYS[n + 1], ARGV[o + 1]) end
 return out`;
 
 /** KEYS[1] the set; ARGV: max score, count. Lowest scores first, like ZRANGEBYSCORE. */
@@ -104,11 +106,11 @@ export class RedisCache implements CachePort {
   private closed = false;
 
   /** Connects in the background; never blocks (throws only for a malformed URL). */
-  constructor(url: string, prefix: string) {
+  constructor(url: string, prefix: string, commandTimeoutMs = OPTIONS.commandTimeout) {
     const target = parseRedisUrl(url);
     // On a Cluster all keys share one hash tag, so every multi-key script runs (redis-url.ts).
     this.prefix = target.kind === 'cluster' ? clusterPrefix(prefix) : prefix;
-    this.redis = this.watch(connect(target, OPTIONS)) as Scripted;
+    this.redis = this.watch(connect(target, { ...OPTIONS, commandTimeout: commandTimeoutMs })) as Scripted;
     this.redis.defineCommand('svcApply', { lua: APPLY });
     this.redis.defineCommand('svcPop', { lua: POP, numberOfKeys: 1 });
   }
@@ -191,10 +193,10 @@ export class RedisCache implements CachePort {
     return { ok: false, index: reply[1]!, current: reply[2]!, ttlMs: reply[3]! };
   }
 
-  async adjust(lines: AdjustLine[], untrack?: Omit<Tracked, 'score'>): Promise<number[]> {
+  async adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
     const args = lines.map((l) => ({ key: l.key, amount: l.delta, limit: null, ttlMs: l.ttlMs, seed: l.seed }));
-    const reply = await this.apply(args, untrack ? ['rem', untrack.key, untrack.member, ''] : undefined);
-    return reply.slice(1);
+    const reply = await this.apply(args, untrack ? [untrack.required ? 'remreq' : 'rem', untrack.key, untrack.member, ''] : undefined);
+    return reply[0] === 2 ? [] : reply.slice(1);
   }
 
   /** One call of the APPLY script; `set` is [op, key, member, score]. */

@@ -47,6 +47,12 @@ export const KernelConfigSchema = Type.Object(
         /** postgres://… selects PostgreSQL; unset means the embedded SQLite file under dataDir. */
         url: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
         poolMax: Type.Integer({ minimum: 1, default: 10 }),
+        /** A database call without an answer this long counts as down (README "When the database or cache fails"). */
+        timeoutMs: Type.Integer({ minimum: 50, default: 3000 }),
+        /** Database calls that may wait for an answer at once; more are refused at once. */
+        maxPending: Type.Integer({ minimum: 1, default: 500 }),
+        /** How often the database is pinged in the background, so a hang is seen without traffic. */
+        probeIntervalMs: Type.Integer({ minimum: 50, default: 1000 }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -58,6 +64,10 @@ export const KernelConfigSchema = Type.Object(
          */
         url: Type.Optional(Type.String({ pattern: '^rediss?(\\+sentinel|\\+cluster)?://' })),
         prefix: Type.String({ default: 'svc:' }),
+        /** A cache command without an answer this long fails and counts as down. */
+        timeoutMs: Type.Integer({ minimum: 50, default: 1500 }),
+        /** How often the cache is pinged in the background. */
+        probeIntervalMs: Type.Integer({ minimum: 50, default: 1000 }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { App, type Request, type Response } from '@tinyhttp/app';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
+import { describeFailure } from '../errors/failure.js';
 import { BodyReader, parseJson } from './body.js';
 import { renderError, sendJson } from './render.js';
 import { Cors } from './cors.js';
@@ -108,7 +109,7 @@ export class HttpFront {
   private fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
     const gerr = toGatewayError(err);
     if (gerr.status >= 500 || gerr.code === 'request_too_large') {
-      this.log.warn('request.failed', { request_id: requestIdOf(req), status: gerr.status, code: gerr.code });
+      this.log.warn('request.failed', { request_id: requestIdOf(req), status: gerr.status, code: gerr.code, ...(gerr.status >= 500 ? describeFailure(err) : {}) });
     }
     renderError(res, gerr);
   }

@@ -12,6 +12,11 @@ import { HttpFront } from '../http/server.js';
 import { openStore, migrate, StoreToken, type Store } from '../store/orm.js';
 import { openCache, CacheToken, type CachePort } from '../cache/index.js';
 import { HealthRegistry, HealthToken } from '../health/registry.js';
+import { DependenciesToken, type Dependencies } from '../health/dependency.js';
+import { criticalDependencies } from '../health/critical.js';
+import { guardStore } from '../store/guarded.js';
+import { GroupCommit, GroupCommitToken } from '../store/group-commit.js';
+import { guardCache } from '../cache/guarded.js';
 import { packageRoot } from '../paths.js';
 import { PluginOrderToken } from '../contracts/diagnostics.js';
 import { KernelConfigToken, LifecycleToken, LoggerToken, PipelineToken, type Lifecycle } from './lifecycle.js';
@@ -39,6 +44,8 @@ export class Service {
   private http!: HttpFront;
   private store?: Store;
   private cache?: CachePort;
+  private dependencies?: Dependencies;
+  private commits?: GroupCommit;
   private plugins: Array<{ loaded: LoadedPlugin; ctx: PluginContext }> = [];
   private loadedPlugins?: LoadedPlugin[];
   private readonly expiry = new AbortController();
@@ -52,6 +59,8 @@ export class Service {
     this.config = this.loaded.config;
     this.log = createLogger(this.config.log.level, options.logSink);
     this.health = new HealthRegistry(2000, (component, result) => {
+      // The database and cache log their own state changes (kernel/health/dependency.ts).
+      if (component === 'database' || component === 'cache') return;
       if (result.status === 'down') this.log.warn('health.dependency_down', { component, error_code: result.error_code ?? 'error' });
       else this.log.info('health.dependency_up', { component });
     });
@@ -121,15 +130,24 @@ export class Service {
     provide(c, PluginOrderToken, names);
 
     this.store = await openStore(this.config, loaded.flatMap((l) => (l.plugin.entities ?? []) as EntitySchema[]));
-    provide(c, StoreToken, this.store);
     const applied = await migrate(this.store, loaded.flatMap((l) => l.plugin.migrations ?? []));
     if (applied.length > 0) this.log.info('store.migrated', { applied, dialect: this.store.dialect });
     this.cache = await openCache(this.config);
+    // Every call plugins make gets a deadline; the answers decide whether the service is down.
+    this.dependencies = criticalDependencies(this.config, this.store, this.cache, this.log);
+    this.store = guardStore(this.store, this.dependencies.database);
+    if (this.cache.kind === 'redis') this.cache = guardCache(this.cache, this.dependencies.cache);
+    provide(c, StoreToken, this.store);
     provide(c, CacheToken, this.cache);
-    const store = this.store;
-    const cache = this.cache;
-    this.health.add('database', () => store.ping(), true);
-    this.health.add('cache', () => cache.ping(), true);
+    provide(c, DependenciesToken, this.dependencies);
+    this.commits = new GroupCommit(this.store, this.log);
+    provide(c, GroupCommitToken, this.commits);
+    const commits = this.commits;
+    this.pipeline.commit = (writes) => commits.commit(writes);
+    this.health.add('database', this.dependencies.database.check, true);
+    this.health.add('cache', this.dependencies.cache.check, true);
+    this.dependencies.database.start();
+    this.dependencies.cache.start();
 
     this.http = new HttpFront(this.config.server, this.log);
     for (const l of loaded) {
@@ -189,6 +207,8 @@ export class Service {
       this.http.closeAll();
       this.log.info('api.stopped', { forced_streams: forced });
     }
+    // Charges of requests that ended are committed before plugins stop and the store closes.
+    await this.commits?.close(this.config.server.shutdownGraceMs);
     for (const { loaded: l, ctx } of [...this.plugins].reverse()) {
       try {
         await l.plugin.stop?.(ctx);
@@ -196,6 +216,8 @@ export class Service {
         // A plugin that fails to stop must not keep the others from flushing.
       }
     }
+    this.dependencies?.database.stop();
+    this.dependencies?.cache.stop();
     await this.cache?.close().catch(() => {});
     await this.store?.close().catch(() => {});
   }

@@ -18,12 +18,17 @@ export interface LogEvents {
   'api.stopped': { forced_streams: number };
   'health.dependency_down': { component: string; error_code: string };
   'health.dependency_up': { component: string };
-  'request.failed': { request_id: string; status: number; code: string };
+  /** error_class and cause (a code, never a message) name what failed on a 5xx (kernel/errors/failure.ts). */
+  'request.failed': { request_id: string; status: number; code: string; error_class?: string; cause?: string };
   /** A running request ended with 403 access_revoked; the key's id and visible prefix, never the key. */
   'request.access_revoked': { request_id: string; principal: 'key' | 'session'; key_id: string | null; key_prefix: string | null; reason: string };
   'plugin.order': { plugins: readonly string[] };
   'plugin.hook_failed': { plugin: string; phase: string; request_id: string };
   'store.migrated': { applied: readonly string[]; dialect: string };
+  /** A settle's money records could not be committed by any retry (a bug, not an outage). */
+  'store.commit_failed': { statements: number; error_code: string };
+  /** Stop came while the database still did not answer: these requests' charges were not recorded. */
+  'store.commit_abandoned': { requests: number };
 }
 
 export type LogEventName = keyof LogEvents;

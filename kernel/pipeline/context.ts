@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestState } from '../contracts/request-state.js';
 import type { RouteContext } from '../http/route.js';
 import type { GatewayError } from '../errors/gateway-error.js';
+import type { DurableWrite } from '../store/group-commit.js';
 
 /**
  * One request's context, passed through every phase. A typed object, not a container: phases
@@ -40,6 +41,14 @@ export interface RequestContext {
   state: RequestState;
   /** Start and end of each phase that ran, in ms since `startedAt` (spans are made from these). */
   readonly phases?: Array<{ phase: string; start: number; end: number }>;
+  /**
+   * Statements settle hooks stage (the usage record, running totals, the settled hold): after the
+   * last settle hook the kernel commits them all in ONE transaction, so money survives a crash
+   * whole or not at all (kernel/store/group-commit.ts).
+   */
+  durable?: DurableWrite[];
+  /** Steps run only once `durable` is committed (budgets moves its cache counters here). */
+  afterCommit?: Array<() => Promise<void> | void>;
 }
 
 /**
@@ -66,5 +75,7 @@ export function newRequestContext(rc: RouteContext): RequestContext {
     body: undefined,
     state: { candidates: [] },
     phases: [],
+    durable: [],
+    afterCommit: [],
   };
 }

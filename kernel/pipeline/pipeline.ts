@@ -1,4 +1,5 @@
 import type { RequestContext } from './context.js';
+import type { DurableWrite } from '../store/group-commit.js';
 import { isPhaseName, phaseNames, type Compensation, type PhaseHooks, type PhaseName } from './phases.js';
 
 interface Registered { plugin: string; fn: PhaseHooks[PhaseName] }
@@ -54,13 +55,35 @@ export class Pipeline {
     }
   }
 
-  /** Runs every settle hook; a failing hook does not stop the others. */
+  /** Commits what settle hooks staged in `ctx.durable` (set by the service once the store is open). */
+  commit: ((writes: DurableWrite[]) => Promise<void>) | undefined;
+
+  /**
+   * Runs every settle hook; a failing hook does not stop the others. Then commits what they
+   * staged in `ctx.durable` in one transaction and, once it is durable, runs `ctx.afterCommit`.
+   */
   async settle(ctx: RequestContext, onError: (plugin: string, err: unknown) => void): Promise<void> {
     for (const { plugin, fn } of this.hooks.get('settle')!) {
       try {
         await fn(ctx);
       } catch (err) {
         onError(plugin, err);
+      }
+    }
+    if (ctx.durable?.length) {
+      try {
+        if (!this.commit) throw new Error('settle hooks staged writes but no store commits them');
+        await this.commit(ctx.durable);
+      } catch (err) {
+        onError('kernel', err);
+        return;
+      }
+    }
+    for (const step of ctx.afterCommit ?? []) {
+      try {
+        await step();
+      } catch (err) {
+        onError('kernel', err);
       }
     }
   }

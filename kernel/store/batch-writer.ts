@@ -16,6 +16,9 @@ export class BatchWriter {
   private rows: Row[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  private queued: Promise<void> | undefined;
+  /** Rows of the write under way: they count against the bound until written. */
+  private inFlight = 0;
 
   constructor(
     private readonly store: Store,
@@ -25,34 +28,55 @@ export class BatchWriter {
     private readonly maxRows = 500,
     private readonly maxBuffered = 100_000,
     private readonly onError: (rows: number, err: unknown) => void = () => {},
+    /** Called for a row refused because `maxBuffered` rows already wait (the database is away). */
+    private readonly onDrop: () => void = () => {},
   ) {}
 
   get pending(): number {
     return this.rows.length;
   }
 
-  add(row: Row): void {
-    if (this.rows.length >= this.maxBuffered) this.rows.shift(); // bounded memory if the database stays down
+  /**
+   * Buffers a row; false when `maxBuffered` rows already wait (the database is away): the new row
+   * is dropped rather than an older one, so what was kept first is written first once it is back.
+   */
+  add(row: Row): boolean {
+    if (this.rows.length + this.inFlight >= this.maxBuffered) {
+      this.onDrop();
+      return false;
+    }
     this.rows.push(row);
     if (this.rows.length >= this.maxRows) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), this.intervalMs);
+    return true;
   }
 
   /** Writes everything buffered now; resolves when written (or kept for the next try). */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.writing = this.writing.then(() => this.writeAll());
-    return this.writing;
+    // One write queued behind the running one is enough (it takes every row): while the database
+    // hangs, adds must not chain a new write each.
+    if (this.queued) return this.queued;
+    const next = this.writing.then(() => {
+      this.queued = undefined;
+      return this.writeAll();
+    });
+    this.queued = next;
+    this.writing = next;
+    return next;
   }
 
   private async writeAll(): Promise<void> {
     while (this.rows.length > 0) {
       const batch = this.rows.splice(0, 200);
       const placeholders = batch.map(() => `(${this.columns.map(() => '?').join(',')})`).join(',');
+      this.inFlight = batch.length;
       try {
         await this.store.writeBehind(`insert into ${this.table} (${this.columns.join(',')}) values ${placeholders}`, batch.flat());
+        this.inFlight = 0;
       } catch (err) {
+        this.inFlight = 0;
         this.rows.unshift(...batch);
         this.onError(batch.length, err);
         this.timer ??= setTimeout(() => void this.flush(), this.intervalMs * 5);

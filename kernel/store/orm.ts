@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, resolve } from 'node:path';
 import { MikroORM as SqlMikroORM, SqliteDriver, NodeSqliteDialect, type AbstractSqlConnection, type EntityManager } from '@mikro-orm/sql';
 import type { MikroORM as PgMikroORM } from '@mikro-orm/postgresql';
@@ -53,6 +54,9 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
       ...common,
       clientUrl: config.database.url,
       pool: { min: 0, max: config.database.poolMax },
+      // Waiting for a pooled connection (or a new one) is bounded like every other call: a pool
+      // whose connections went silent must not hold a caller for ever.
+      driverOptions: { connectionTimeoutMillis: config.database.timeoutMs, keepAlive: true },
     });
   } else {
     dialect = 'sqlite';
@@ -81,7 +85,9 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
     },
     close: async () => {
       await writer.close();
-      await orm.close(true);
+      // A connection lost in the middle of a transaction can stay checked out of the pool, and
+      // ending the pool waits for it: bounded, so a stop after a database outage still ends.
+      await Promise.race([orm.close(true), sleep(3000, undefined, { ref: false })]);
     },
   };
 }

@@ -27,6 +27,10 @@ export const BudgetsConfigSchema = Type.Object(
     counterGraceSeconds: Type.Integer({ minimum: 60, default: 86_400 }),
     /** Alert thresholds (percent of the cap) for caps created without their own. */
     defaultThresholds: Type.Array(Type.Integer({ minimum: 1, maximum: 1000 }), { default: [50, 80, 100] }),
+    /** Ended-hold records kept while the database does not answer; later ones are dropped (README "Faults"). */
+    maxBufferedRows: Type.Integer({ minimum: 1, default: 20_000 }),
+    /** Repeated failures are logged at most once per this interval, with a count. */
+    logIntervalMs: Type.Integer({ minimum: 10, default: 10_000 }),
     /** Refuse model requests (503 budget_unavailable) while the database cannot be reached. */
     failClosedOnDatabase: Type.Boolean({ default: true }),
     alertWebhook: Type.Object(
@@ -52,8 +56,11 @@ declare module '../../kernel/index.js' {
     'budget.alert_delivered': { alert_id: string; scope: string; threshold: number; attempts: number };
     'budget.alert_given_up': { alert_id: string; scope: string; threshold: number; attempts: number };
     'budget.holds_reaped': { count: number };
+    /** A hold whose process died after committing its charge, before moving the counters: moved by a reaper. */
+    'budget.settle_recovered': { hold_id: string };
     'budget.settle_failed': { hold_id: string; attempts: number };
-    'budget.flush_failed': { table: string; rows: number; error_code: string };
+    'budget.flush_failed': { table: string; rows: number; error_code: string; count: number };
+    'budget.rows_dropped': { table: string; count: number };
     'budget.database_down': { error_code: string };
     'budget.database_up': Record<string, never>;
     'budget.snapshot_failed': { error_code: string };

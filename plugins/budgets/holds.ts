@@ -5,6 +5,7 @@ import {
   type CatalogModel,
   type CatalogService,
   type Compensation,
+  type Dependencies,
   type Logger,
   type PendingReservation,
   type Principal,
@@ -28,6 +29,7 @@ export interface HoldDeps {
   totals: Totals;
   live: LiveHolds;
   settler: Settler;
+  dependencies: Dependencies;
   log: Logger;
   config: BudgetsConfig;
 }
@@ -58,6 +60,9 @@ export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void |
   const { principal, chat } = rc.state;
   const chosen = rc.state.model ?? rc.state.candidates[0];
   if (!principal || !chat || !chosen) return;
+  // A database or cache that stopped answering: refuse before anything is reserved or sent.
+  const down = d.dependencies.firstDown();
+  if (down && (down.name === 'cache' || d.config.failClosedOnDatabase)) throw unavailable();
   if (d.config.failClosedOnDatabase && d.totals.down) throw unavailable();
   const pending = rc.state.reservations ?? [];
   rc.state.reservations = [];

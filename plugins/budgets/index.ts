@@ -6,6 +6,8 @@ import {
   CacheToken,
   CatalogToken,
   chargeMicroUsd,
+  DependenciesToken,
+  Throttled,
   defineToken,
   definePlugin,
   IdentityToken,
@@ -71,9 +73,13 @@ export default definePlugin({
       onError: (err) => ctx.log.warn('budget.snapshot_failed', { error_code: errorCode(err) }),
     });
     totals = new Totals(store, ctx.log, () => sync.current.caps, cfg.flushIntervalMs, cfg.totalsRefreshMs);
-    const holdLog = new BatchWriter(store, 'budget_holds', holdColumns, cfg.flushIntervalMs, 500, 100_000, (rows, err) =>
-      ctx.log.warn('budget.flush_failed', { table: 'budget_holds', rows, error_code: errorCode(err) }),
-    );
+    let lastFailure = { rows: 0, error_code: 'error' };
+    const holdsFailed = new Throttled((count) => ctx.log.warn('budget.flush_failed', { table: 'budget_holds', ...lastFailure, count }), cfg.logIntervalMs);
+    const holdsDropped = new Throttled((count) => ctx.log.warn('budget.rows_dropped', { table: 'budget_holds', count }), cfg.logIntervalMs);
+    const holdLog = new BatchWriter(store, 'budget_holds', holdColumns, cfg.flushIntervalMs, 500, cfg.maxBufferedRows, (rows, err) => {
+      lastFailure = { rows, error_code: errorCode(err) };
+      holdsFailed.hit();
+    }, () => holdsDropped.hit());
     const live = new LiveHolds();
     const settler = new Settler(cache, live, totals, holdLog, ctx.log, graceMs);
     const configured = cfg.alertWebhook.url ? { url: cfg.alertWebhook.url, secret: ctx.env[cfg.alertWebhook.secretEnv] ?? null } : null;
@@ -92,16 +98,21 @@ export default definePlugin({
     };
     const alerts = new Alerts(store, ctx.log, () => sync.current.caps, webhook, cfg.alertWebhook);
     totals.onWritten = (rows) => alerts.check(rows);
-    const reaper = new Reaper(cache, live, totals, holdLog, ctx.log, { expiryMs: cfg.holdExpirySeconds * 1000, intervalMs: cfg.reaperIntervalMs, graceMs });
+    const reaper = new Reaper(cache, store, live, totals, holdLog, ctx.log, { expiryMs: cfg.holdExpirySeconds * 1000, intervalMs: cfg.reaperIntervalMs, graceMs });
     running.set(ctx.container, { sync, totals, holdLog, alerts, reaper, settler });
 
-    ctx.hook('hold', (rc) => holdPhase(rc, { cache, catalog, snapshot: () => sync.current, totals, live, settler, log: ctx.log, config: cfg }));
+    const dependencies = ctx.use(DependenciesToken);
+    ctx.hook('hold', (rc) => holdPhase(rc, { cache, catalog, snapshot: () => sync.current, totals, live, settler, dependencies, log: ctx.log, config: cfg }));
     ctx.hook('settle', async (rc) => {
       const { hold, outcome, model } = rc.state;
       if (!hold) return;
       const usage = outcome?.sent ? outcome.usage : null;
       // The same charge the usage record carries (tracing), so totals equal the sum of usage records.
-      await hold.release(model && usage ? chargeMicroUsd(model, usage) : 0, outcome?.sent ? 'settled' : 'refused');
+      const charge = model && usage ? chargeMicroUsd(model, usage) : 0;
+      const l = live.all.get(hold.id);
+      // Sent: committed with the usage record before the counters move. Never sent: charge 0, nothing to keep.
+      if (outcome?.sent && l && rc.durable && rc.afterCommit) settler.stage(rc, l, charge);
+      else await hold.release(charge, outcome?.sent ? 'settled' : 'refused');
     });
 
     ctx.provide(BudgetsFlushToken, async () => {

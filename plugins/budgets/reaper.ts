@@ -1,4 +1,4 @@
-import type { BatchWriter, CachePort, Logger } from '../../kernel/index.js';
+import type { BatchWriter, CachePort, Logger, Store } from '../../kernel/index.js';
 import type { LiveHolds } from './live.js';
 import { decodeTrack, holdsSet, moveLines } from './reservation.js';
 import { holdRow } from './settler.js';
@@ -22,6 +22,7 @@ export class Reaper {
 
   constructor(
     private readonly cache: CachePort,
+    private readonly store: Store,
     private readonly live: LiveHolds,
     private readonly totals: Totals,
     private readonly holdLog: BatchWriter,
@@ -57,17 +58,45 @@ export class Reaper {
     }
   }
 
+  /** Charges of the holds among `members` whose settle was committed (by hold id). */
+  private async settledCharges(members: string[]): Promise<Map<string, number>> {
+    const ids = members.map((m) => decodeTrack(m)?.i).filter((i): i is string => i !== undefined);
+    const out = new Map<string, number>();
+    if (ids.length === 0) return out;
+    const rows = await this.store.execute<{ id: string; charge_micro_usd: string | number }>(
+      `select id, charge_micro_usd from budget_holds where state = 'settled' and id in (${ids.map(() => '?').join(',')})`,
+      ids,
+    );
+    for (const r of rows) out.set(r.id, Number(r.charge_micro_usd));
+    return out;
+  }
+
   private async reap(now: number): Promise<number> {
     let count = 0;
     for (let round = 0; round < 10; round++) {
       const members = await this.cache.popExpired(holdsSet, now, 100);
+      let settled: Map<string, number>;
+      try {
+        settled = await this.settledCharges(members);
+      } catch {
+        // The database cannot say which were settled: give them back to the set for the next round.
+        for (const member of members) await this.cache.reserve([], { key: holdsSet, member, score: now });
+        break;
+      }
       for (const member of members) {
         const h = decodeTrack(member);
         if (!h) continue;
         const mine = this.live.all.get(h.i);
-        if (mine && !mine.ended) {
+        if (mine) {
           // Ours and still running (this process was too busy to touch it): put it back.
           await this.cache.reserve([], { key: holdsSet, member, score: now + this.s.expiryMs });
+          continue;
+        }
+        const charge = settled.get(h.i);
+        if (charge !== undefined) {
+          // Its process committed the charge and died before moving the counters: move them now.
+          await this.cache.adjust(moveLines(h.k, h.a, charge - h.a, now, this.totals.value, this.s.graceMs));
+          this.log.info('budget.settle_recovered', { hold_id: h.i });
           continue;
         }
         await this.cache.adjust(moveLines(h.k, h.a, -h.a, now, this.totals.value, this.s.graceMs));

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AdjustLine, BatchWriter, CachePort, Logger } from '../../kernel/index.js';
+import type { AdjustLine, BatchWriter, CachePort, Logger, RequestContext } from '../../kernel/index.js';
 import type { Live, LiveHolds } from './live.js';
 import { holdsSet, moveLines, type TrackedHold } from './reservation.js';
 import type { Totals } from './totals.js';
@@ -9,6 +9,12 @@ export type HoldEnd = 'settled' | 'refused' | 'abandoned';
 export const holdColumns = [
   'id', 'request_id', 'workspace_id', 'person_id', 'key_id', 'model', 'amount_micro_usd', 'charge_micro_usd', 'state', 'created_at', 'ended_at',
 ] as const;
+
+/**
+ * A settled hold's record, committed with the charge. A reaper that took the hold for abandoned
+ * (its process stalled past the expiry) may have written it first: the settle wins.
+ */
+const settledWins = 'on conflict (id) do update set charge_micro_usd = excluded.charge_micro_usd, state = excluded.state, ended_at = excluded.ended_at';
 
 /** The budget_holds row of a hold that is over; an abandoned hold's charge is unknown (null). */
 export function holdRow(h: TrackedHold, charge: number | null, state: HoldEnd, endedAt: number): Array<string | number | null> {
@@ -33,6 +39,32 @@ export class Settler {
     private readonly graceMs: number,
   ) {}
 
+  /**
+   * Settles a request that reached the provider (README "Crash safety"): stages its running
+   * totals and its settled hold record in the request's durable commit (with the usage record),
+   * and moves the counters only once that commit landed. The hold stays live (kept alive, never
+   * reaped as ours) until the counters moved.
+   */
+  stage(rc: RequestContext, l: Live, charge: number): void {
+    if (l.ended) return;
+    l.ended = true;
+    const h = l.hold;
+    const t = Date.now();
+    // Computed before the commit makes the charge known: a lost counter restarts from the total
+    // without it plus the hold, so adding (charge − hold) lands on the total with it.
+    const lines = moveLines(h.k, h.a, charge - h.a, t, this.totals.value, this.graceMs);
+    if (charge > 0) rc.durable!.push(this.totals.stage({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t));
+    rc.durable!.push({ kind: 'insert', table: 'budget_holds', columns: holdColumns, rows: [holdRow(h, charge, 'settled', t)], onConflict: settledWins });
+    rc.afterCommit!.push(async () => {
+      try {
+        await this.cache.adjust(lines, { key: holdsSet, member: l.member, required: true });
+      } catch {
+        this.retry(h.i, lines, l.member);
+      }
+      this.live.all.delete(h.i);
+    });
+  }
+
   /** `extra` lines (the rate-limit slot of an undone reservation) go in the same cache call. */
   async release(l: Live, charge: number, outcome: 'settled' | 'refused', extra: AdjustLine[] = []): Promise<void> {
     if (!this.live.end(l)) return;
@@ -42,7 +74,7 @@ export class Settler {
     this.totals.add({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t);
     this.holdLog.add(holdRow(h, charge, outcome, t));
     try {
-      await this.cache.adjust(lines, { key: holdsSet, member: l.member });
+      await this.cache.adjust(lines, { key: holdsSet, member: l.member, required: true });
     } catch {
       this.retry(h.i, lines, l.member);
     }
@@ -53,7 +85,7 @@ export class Settler {
       for (let attempt = 2; attempt <= 10 && !this.stopped; attempt++) {
         await sleep(Math.min(250 * 2 ** (attempt - 2), 30_000), undefined, { ref: false });
         try {
-          await this.cache.adjust(lines, { key: holdsSet, member });
+          await this.cache.adjust(lines, { key: holdsSet, member, required: true });
           return;
         } catch {
           // still away; try again

@@ -1,4 +1,4 @@
-import type { Logger, Principal, Store } from '../../kernel/index.js';
+import type { AddToTotals, Logger, Principal, Store } from '../../kernel/index.js';
 import { capScopeId, chargedTotalKeys, totalKey, type Cap } from './caps.js';
 
 /** A running total that crossed upward in a flush: its key, the amount before and after. */
@@ -58,6 +58,28 @@ export class Totals {
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
   }
 
+  /**
+   * The running-total upsert of a settled charge, for the request's durable commit (with its usage
+   * record, before any counter moves). Once committed, the totals it returns are known here and
+   * passed to `onWritten` (alerts).
+   */
+  stage(p: Pick<Principal, 'workspaceId' | 'personId' | 'keyId'>, charge: number, t: number): AddToTotals {
+    return {
+      kind: 'add',
+      table: 'budget_totals',
+      keyColumn: 'total_key',
+      valueColumn: 'total_micro_usd',
+      touchColumn: 'updated_at',
+      now: t,
+      deltas: chargedTotalKeys(p, t).map((k) => [k, charge]),
+      onTotals: (rows) => {
+        // Never lower what is known: a refresh may already have seen this charge.
+        for (const r of rows) this.known.set(r.key, Math.max(this.value(r.key), r.after));
+        this.onWritten(rows.map((r) => ({ key: r.key, before: r.after - r.added, after: r.after })));
+      },
+    };
+  }
+
   /** Reloads the current period's totals of every capped scope (plus charges not yet written). */
   async refresh(t = Date.now()): Promise<void> {
     const keys = [...new Set(this.caps().map((c) => totalKey(c.scope, capScopeId(c), c.period, t)))];
@@ -78,6 +100,8 @@ export class Totals {
     }
     this.health(null);
     for (const [k, v] of this.pending) next.set(k, (next.get(k) ?? 0) + v);
+    // Totals only grow: a read that raced a commit this process just made must not lower them.
+    for (const [k, v] of next) next.set(k, Math.max(v, this.known.get(k) ?? 0));
     this.known = next;
   }
 

@@ -2,6 +2,7 @@ import {
   definePlugin,
   renderError,
   toGatewayError,
+  describeFailure,
   sendJson,
   Type,
   CatalogToken,
@@ -102,7 +103,7 @@ export default definePlugin({
         outcome.status = g.status;
         outcome.errorCode = g.code;
         // As the kernel does for routes that let errors through: this route renders its own, so it logs them too.
-        if (g.status >= 500) ctx.log.warn('request.failed', { request_id: rc.id, status: g.status, code: g.code });
+        if (g.status >= 500) ctx.log.warn('request.failed', { request_id: rc.id, status: g.status, code: g.code, ...describeFailure(err) });
         if (g.code === 'request_too_large') {
           // The kernel answers it and discards the unread rest of the body; hooks' headers still go out.
           for (const [k, v] of Object.entries(rctx.headers)) rc.res.setHeader(k, v);

@@ -1,4 +1,4 @@
-import { definePlugin, StoreToken, Type, defineToken, BatchWriter, RetentionToken } from '../../kernel/index.js';
+import { definePlugin, StoreToken, Type, defineToken, BatchWriter, GroupCommitToken, Throttled, RetentionToken } from '../../kernel/index.js';
 import { migrations } from './migrations.js';
 import { usageColumns, spanColumns, usageRow, spanRow, attemptRows } from './records.js';
 import { tracingRetention } from './retention-kinds.js';
@@ -6,7 +6,10 @@ import { otlpFromEnv, type OtlpExport } from './otlp.js';
 
 declare module '../../kernel/index.js' {
   interface LogEvents {
-    'tracing.flush_failed': { table: string; rows: number };
+    /** `count` failed attempts since the last line (at most one line per `logIntervalMs`). */
+    'tracing.flush_failed': { table: string; rows: number; count: number; error_code: string };
+    /** Rows refused because `maxBufferedRows` already waited for the database, since the last line. */
+    'tracing.rows_dropped': { table: string; count: number };
   }
 }
 
@@ -23,25 +26,45 @@ export default definePlugin({
   config: Type.Object({
     flushIntervalMs: Type.Integer({ minimum: 10, default: 1000 }),
     maxBatchRows: Type.Integer({ minimum: 1, default: 500 }),
+    /** Rows kept per table while the database does not answer; later ones are dropped (README). */
+    maxBufferedRows: Type.Integer({ minimum: 1, default: 20_000 }),
+    /** Repeated write failures and drops are logged at most once per this interval. */
+    logIntervalMs: Type.Integer({ minimum: 10, default: 10_000 }),
   }),
   migrations,
   register(ctx) {
     const store = ctx.use(StoreToken);
-    const { flushIntervalMs, maxBatchRows } = ctx.config;
-    const failed = (table: string) => (rows: number) => ctx.log.warn('tracing.flush_failed', { table, rows });
-    const usage = new BatchWriter(store, 'usage_records', usageColumns, flushIntervalMs, maxBatchRows, 100_000, failed('usage_records'));
-    const spans = new BatchWriter(store, 'spans', spanColumns, flushIntervalMs, maxBatchRows, 100_000, failed('spans'));
+    const { flushIntervalMs, maxBatchRows, maxBufferedRows, logIntervalMs } = ctx.config;
+    // An outage fails every attempt: one line per interval with a count, never one per attempt.
+    const writer = (table: string, columns: readonly string[]) => {
+      let last = { rows: 0, error_code: 'error' };
+      const failed = new Throttled((count) => ctx.log.warn('tracing.flush_failed', { table, ...last, count }), logIntervalMs);
+      const dropped = new Throttled((count) => ctx.log.warn('tracing.rows_dropped', { table, count }), logIntervalMs);
+      const onError = (rows: number, err: unknown) => {
+        last = { rows, error_code: String((err as { code?: unknown }).code ?? 'error') };
+        failed.hit();
+      };
+      return new BatchWriter(store, table, columns, flushIntervalMs, maxBatchRows, maxBufferedRows, onError, () => dropped.hit());
+    };
+    const usage = writer('usage_records', usageColumns);
+    const spans = writer('spans', spanColumns);
     ctx.container.register('tracing.writers', { useValue: [usage, spans] });
     const otlp = otlpFromEnv(ctx.env);
     ctx.container.register('tracing.otlp', { useValue: { otlp } });
+    const commits = ctx.use(GroupCommitToken);
     ctx.provide(TracingFlushToken, async () => {
+      await commits.idle();
       await usage.flush();
       await spans.flush();
     });
     ctx.hook('settle', (rc) => {
       const latency = performance.now() - rc.startedAt;
       const row = usageRow(rc, latency);
-      usage.add(row);
+      // A request that reached the provider may cost money: its record is committed with the
+      // running totals it adds to (one transaction, before the counters move), so a crash keeps
+      // both or neither. Refusals cost nothing: batched behind the response, bounded.
+      if (rc.state.outcome?.sent && rc.durable) rc.durable.push({ kind: 'insert', table: 'usage_records', columns: usageColumns, rows: [row] });
+      else usage.add(row);
       const span = spanRow(rc, latency, row);
       spans.add(span);
       for (const a of attemptRows(rc, String(span[1]))) spans.add(a);

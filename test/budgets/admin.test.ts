@@ -57,6 +57,16 @@ test('caps: create, list with spend, change, delete; validation and access', asy
   assert.is((await admin.call('DELETE', `/workspaces/${ws}/budget-caps/${keyCap.id}`)).status, 204);
   assert.is((await admin.ok<{ data: unknown[] }>('GET', `/workspaces/${ws}/budget-caps`)).data.length, 1);
 
+  // Instance caps: listed with the workspace caps, changed and removed by instance admins.
+  const inst = await admin.ok<{ id: string }>('POST', '/budget-caps', { amount_micro_usd: 9_000_000, period: 'lifetime' });
+  const everything = await admin.ok<{ data: Array<{ id: string; scope: string; spent_micro_usd: number }> }>('GET', '/budget-caps');
+  assert.ok(everything.data.some((c) => c.id === inst.id && c.scope === 'instance'));
+  assert.ok(everything.data.length >= 2, 'the workspace caps are listed too');
+  const changed = await admin.ok<{ amount_micro_usd: number }>('PATCH', `/budget-caps/${inst.id}`, { amount_micro_usd: 8_000_000 });
+  assert.is(changed.amount_micro_usd, 8_000_000);
+  assert.is((await admin.call('DELETE', `/budget-caps/${inst.id}`)).status, 204);
+  assert.is((await admin.call('DELETE', `/budget-caps/${inst.id}`)).status, 404);
+
   const m = await member(admin, ws, 'member1@example.test');
   const denied = await m.call<{ error: { code: string } }>('GET', `/workspaces/${ws}/budget-caps`);
   assert.equal([denied.status, denied.body.error.code], [403, 'forbidden']);
@@ -115,6 +125,13 @@ test('spend reporting: totals and daily series by model, key, provider; a provid
   assert.ok(split.groups.some((g) => g.id === ws && g.cost_micro_usd === big + small));
   const byPerson = await svc.admin.ok<Report>('GET', `/workspaces/${ws}/spend?group_by=person&from=${today}&to=${today}`);
   assert.is(byPerson.groups.length, 1);
+  // Without group_by (issue 9 item 5: PostgreSQL refused `group by ''` with a 500).
+  const all = await svc.admin.ok<Report>('GET', '/spend');
+  assert.ok(all.total.cost_micro_usd >= big + small);
+  assert.is(all.groups, undefined);
+  const mine = await svc.admin.ok<Report>('GET', `/workspaces/${ws}/spend`);
+  assert.equal([mine.total.cost_micro_usd, mine.total.requests, mine.series.map((s) => [s.date, s.cost_micro_usd])], [big + small, 2, [[today, big + small]]]);
+  assert.equal(svc.logs.events('request.failed'), []);
   const bad = await svc.admin.call<{ error: { param: string } }>('GET', '/spend?from=yesterday');
   assert.equal([bad.status, bad.body.error.param], [400, 'from']);
 });

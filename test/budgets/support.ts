@@ -7,14 +7,14 @@ import { BudgetsFlushToken, BudgetsReapToken } from '../../plugins/budgets/index
 import { TracingFlushToken } from '../../plugins/tracing/index.js';
 
 /** The plugins a budgets test runs with: the real model API and everything it needs, in config order. */
-export function budgetPlugins(budgets: Record<string, unknown> = {}, rateLimit: Record<string, unknown> = {}): Record<string, unknown> {
+export function budgetPlugins(budgets: Record<string, unknown> = {}, rateLimit: Record<string, unknown> = {}, tracing: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     'admin-api': {},
     identity: {},
     providers: {},
     catalog: {},
     'chat-api': {},
-    tracing: { config: { flushIntervalMs: 50 } },
+    tracing: { config: { flushIntervalMs: 50, ...tracing } },
     budgets: { config: { flushIntervalMs: 50, ...budgets } },
     'rate-limit': { config: { requests: 100_000, ...rateLimit } },
   };
@@ -31,14 +31,17 @@ export interface Instance extends TestService {
 export interface StartOptions {
   budgets?: Record<string, unknown>;
   rateLimit?: Record<string, unknown>;
+  tracing?: Record<string, unknown>;
   plugins?: Record<string, unknown>;
+  /** Kernel config merged over the test defaults (e.g. `database: { timeoutMs }`). */
+  kernel?: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
   cache?: Record<string, unknown>;
 }
 
 /** One instance of the service on the backing, with the bootstrapped instance admin signed in. */
 export async function startInstance(backing: Backing, o: StartOptions = {}): Promise<Instance> {
-  const overrides: Record<string, unknown> = { plugins: o.plugins ?? budgetPlugins(o.budgets, o.rateLimit) };
+  const overrides: Record<string, unknown> = { ...o.kernel, plugins: o.plugins ?? budgetPlugins(o.budgets, o.rateLimit, o.tracing) };
   if (o.cache) overrides.cache = o.cache;
   const svc = await startService({ backing, env: { ...adminEnv, ...o.env }, overrides });
   const s = svc.service;

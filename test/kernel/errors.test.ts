@@ -57,7 +57,7 @@ test('param, svc details and extra headers are written when given', async () => 
 });
 
 test('a plain Error thrown by a route is 500 internal_error that leaks nothing', async () => {
-  for (const path of ['/probe/crash', '/probe/crash-async']) {
+  for (const [path, errorClass] of [['/probe/crash', 'Error'], ['/probe/crash-async', 'TypeError']] as const) {
     const res = await fetch(`${svc.url}${path}`);
     assert.is(res.status, 500);
     const id = res.headers.get('x-svc-request-id') ?? '';
@@ -71,6 +71,8 @@ test('a plain Error thrown by a route is 500 internal_error that leaks nothing',
     assert.ok(failed, 'request.failed is logged with the request id');
     assert.is(failed!.status, 500);
     assert.is(failed!.code, 'internal_error');
+    // The class of what failed and its code (none here), never its message.
+    assert.equal([failed!.error_class, failed!.cause], [errorClass, 'none']);
   }
   assert.not.ok(svc.logs.text.includes(crashCanary), 'the error message never reaches the log');
 });

@@ -1,12 +1,17 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP relay to a real dependency (PostgreSQL, Redis) that a test can cut, to see how the
- * service behaves when the dependency goes away and comes back.
+ * A TCP relay to a real dependency (PostgreSQL, Redis) that a test can cut (connections refused
+ * and dropped) or hang (connections stay open, every byte is held until it heals), to see how
+ * the service behaves when the dependency goes away or goes silent, and comes back.
  */
 export class TcpProxy {
   private server: Server;
   private sockets = new Set<Socket>();
+  private held: Array<() => void> = [];
+  private hanging = false;
+  /** Bytes held since the last heal (the test can see that traffic was attempted). */
+  heldBytes = 0;
   port = 0;
 
   constructor(private readonly targetPort: number, private readonly targetHost = '127.0.0.1') {
@@ -21,9 +26,24 @@ export class TcpProxy {
         s.on('close', () => this.sockets.delete(s));
         s.on('error', () => s.destroy());
       }
-      client.pipe(upstream).pipe(client);
+      this.relay(client, upstream);
+      this.relay(upstream, client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
+    });
+  }
+
+  /** Forwards `from` → `to`, or holds each chunk (in order) while hanging. */
+  private relay(from: Socket, to: Socket): void {
+    from.on('data', (chunk: Buffer) => {
+      if (!this.hanging) {
+        to.write(chunk);
+        return;
+      }
+      this.heldBytes += chunk.length;
+      this.held.push(() => {
+        if (!to.destroyed) to.write(chunk);
+      });
     });
   }
 
@@ -34,8 +54,20 @@ export class TcpProxy {
     return this.port;
   }
 
+  /** Every connection stays open but nothing gets through: the dependency is silent. */
+  hang(): void {
+    this.hanging = true;
+  }
+
+  /** Delivers what was held, in order, and relays again. */
+  heal(): void {
+    this.hanging = false;
+    for (const send of this.held.splice(0)) send();
+  }
+
   /** Drops every connection and stops listening: the dependency looks down. */
   async cut(): Promise<void> {
+    this.heal();
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((done) => this.server.close(() => done()));
   }

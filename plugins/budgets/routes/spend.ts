@@ -62,10 +62,11 @@ async function report(d: RouteDeps, q: Query, workspaceId?: string): Promise<Rep
     where.push(`${columns[dim as Dimension]} = ?`);
     params.push(value);
   }
-  const group = q.group_by ? columns[q.group_by as Dimension] : "''";
+  // Ungrouped reports group by day alone: PostgreSQL refuses a constant in GROUP BY (`group by ''`).
+  const group = q.group_by ? columns[q.group_by as Dimension] : null;
   const rows = await d.store.execute<Record<string, string | number | null>>(
-    `select ${group} as g, created_at / ${DAY} as d, sum(cost_micro_usd) as cost, count(*) as n, sum(prompt_tokens) as pt, sum(completion_tokens) as ct
-     from usage_records where ${where.join(' and ')} group by ${group}, created_at / ${DAY} order by d`,
+    `select ${group ?? 'null'} as g, created_at / ${DAY} as d, sum(cost_micro_usd) as cost, count(*) as n, sum(prompt_tokens) as pt, sum(completion_tokens) as ct
+     from usage_records where ${where.join(' and ')} group by ${group ? `${group}, ` : ''}created_at / ${DAY} order by d`,
     params,
   );
   const total = zero();

@@ -1,0 +1,29 @@
+import type { Dependency } from '../health/dependency.js';
+import type { CachePort } from './port.js';
+
+/**
+ * The cache every plugin gets: each call runs under the cache's deadline and pending bound
+ * (kernel/health/dependency.ts), so a Redis that stops answering is seen as down after one
+ * deadline and no call queues without bound. The Redis client's own command timeout rejects the
+ * call itself; this only records what the answers say.
+ */
+export function guardCache(cache: CachePort, dep: Dependency): CachePort {
+  const run = <T>(fn: () => Promise<T>): Promise<T> => dep.call(fn, { abandon: false });
+  return {
+    kind: cache.kind,
+    ping: () => run(() => cache.ping()),
+    get: (key) => run(() => cache.get(key)),
+    set: (key, value, ttlMs) => run(() => cache.set(key, value, ttlMs)),
+    setIfAbsent: (key, value, ttlMs) => run(() => cache.setIfAbsent(key, value, ttlMs)),
+    del: (...keys) => run(() => cache.del(...keys)),
+    incr: (key, by, ttlMs) => run(() => cache.incr(key, by, ttlMs)),
+    ttl: (key) => run(() => cache.ttl(key)),
+    reserve: (lines, track) => run(() => cache.reserve(lines, track)),
+    adjust: (lines, untrack) => run(() => cache.adjust(lines, untrack)),
+    popExpired: (key, maxScore, limit) => run(() => cache.popExpired(key, maxScore, limit)),
+    publish: (channel, message) => run(() => cache.publish(channel, message)),
+    // A subscription waits for the connection by design (it must not fail while Redis is away).
+    subscribe: (channel, handler) => cache.subscribe(channel, handler),
+    close: () => cache.close(),
+  };
+}

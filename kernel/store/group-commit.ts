@@ -1,0 +1,123 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { defineToken } from '../container/tokens.js';
+import type { Logger } from '../log/logger.js';
+import type { Store } from './orm.js';
+
+import { plan, type DurableWrite } from './durable-writes.js';
+
+export type { DurableWrite, InsertRows, AddToTotals } from './durable-writes.js';
+
+interface Waiting { writes: DurableWrite[]; done: () => void; fail: (err: unknown) => void }
+
+/** SQLSTATE classes and SQLite result codes that no retry can fix. */
+function permanent(err: unknown): boolean {
+  const code = String((err as { code?: unknown }).code ?? '');
+  const errcode = Number((err as { errcode?: unknown }).errcode ?? 0);
+  if (/^(22|23|42)/.test(code)) return true;
+  return code === 'ERR_SQLITE_ERROR' && ((errcode & 0xff) === 19 || errcode === 1);
+}
+
+/** A duplicate key: the same request's writes were committed before (a retry after a lost reply). */
+function duplicate(err: unknown): boolean {
+  const code = String((err as { code?: unknown }).code ?? '');
+  const errcode = Number((err as { errcode?: unknown }).errcode ?? 0);
+  return code === '23505' || (code === 'ERR_SQLITE_ERROR' && (errcode === 1555 || errcode === 2067));
+}
+
+/**
+ * Commits each request's money records (usage record, running totals, the settled hold) in ONE
+ * transaction before any cache counter moves, so a process killed at any moment leaves either all
+ * of them or none. Requests settling together share a transaction (group commit: one round trip
+ * for many). A database that does not answer is retried until it does (the writes stay in
+ * memory: only requests already running when it went away, since new ones are refused); a
+ * duplicate key means an earlier attempt landed, so the request counts as committed.
+ *
+ * @example
+ * await commits.commit([{ kind: 'insert', table: 'usage_records', columns, rows: [row] }]);
+ */
+export class GroupCommit {
+  private readonly queue: Waiting[] = [];
+  private running: Promise<void> | undefined;
+  private closing = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    private readonly retryMs = 250,
+    private readonly maxGroup = 200,
+  ) {}
+
+  /** Resolves once `writes` are durable; rejects only for a statement no retry can fix. */
+  commit(writes: DurableWrite[]): Promise<void> {
+    return new Promise((done, fail) => {
+      this.queue.push({ writes, done, fail });
+      this.running ??= this.drain().finally(() => (this.running = undefined));
+    });
+  }
+
+  /** Requests waiting for their commit (diagnostics, tests). */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Resolves when nothing waits (tests, and stop before the store closes); gives up after `ms`. */
+  async idle(ms = 30_000): Promise<void> {
+    const end = Date.now() + ms;
+    while ((this.running || this.queue.length) && Date.now() < end) {
+      await Promise.race([this.running, sleep(Math.min(50, end - Date.now()), undefined, { ref: false })]);
+    }
+  }
+
+  /**
+   * Stops retrying after `graceMs`: what is still waiting then is failed (and logged). A commit
+   * still waiting on a silent database is not awaited past the grace either.
+   */
+  async close(graceMs: number): Promise<void> {
+    await this.idle(graceMs);
+    this.closing = true;
+    await this.idle(1000);
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) await this.group(this.queue.splice(0, this.maxGroup));
+  }
+
+  private async group(group: Waiting[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // One statement per table for the whole group (multi-row inserts, totals summed per key).
+        const statements = plan(group.flatMap((g) => g.writes));
+        const results = await this.store.transaction(async (exec) => {
+          const out: Array<Array<Record<string, unknown>>> = [];
+          for (const st of statements) out.push(await exec(st.sql, st.params));
+          return out;
+        });
+        statements.forEach((st, i) => st.deliver?.(results[i]!));
+        for (const g of group) g.done();
+        return;
+      } catch (err) {
+        if (permanent(err)) {
+          // One request's statement spoils the group: commit each on its own.
+          if (group.length > 1) {
+            for (const g of group) await this.group([g]);
+            return;
+          }
+          if (duplicate(err)) group[0]!.done();
+          else {
+            this.log.error('store.commit_failed', { statements: group[0]!.writes.length, error_code: String((err as { code?: unknown }).code ?? 'error') });
+            group[0]!.fail(err);
+          }
+          return;
+        }
+        if (this.closing) {
+          this.log.error('store.commit_abandoned', { requests: group.length + this.queue.length });
+          for (const g of [...group, ...this.queue.splice(0)]) g.fail(err);
+          return;
+        }
+        await sleep(Math.min(this.retryMs * 2 ** Math.min(attempt, 5), 8000), undefined, { ref: false });
+      }
+    }
+  }
+}
+
+export const GroupCommitToken = defineToken<GroupCommit>('kernel.group-commit');
