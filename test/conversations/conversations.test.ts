@@ -43,13 +43,13 @@ test('admin API: a key creates, lists, reads and deletes its own conversations; 
   assert.equal({ ...created.body, id: 'x', created_at: typeof created.body.created_at, updated_at: typeof created.body.updated_at }, {
     id: 'x', title: 'Planning', routing: null, created_at: 'string', updated_at: 'string',
   });
-  const read = await asKey.ok<Json>('GET', path(created.body.id));
+  const read = await asKey.ok<Json>('GET', `/workspaces/${w.workspaceId}/conversations/${created.body.id}`);
   assert.equal(read, { ...created.body, messages: [] });
   // The key acts as its person: the person's session sees the same conversation.
-  const viaSession = await w.admin.ok<Json>('GET', path());
+  const viaSession = await w.admin.ok<Json>('GET', `/workspaces/${w.workspaceId}/conversations`);
   assert.ok(viaSession.data.some((c: Json) => c.id === created.body.id));
   assert.ok((await asKey.ok<Json>('GET', path())).data.some((c: Json) => c.id === created.body.id));
-  assert.is((await asKey.call('DELETE', path(created.body.id))).status, 204);
+  assert.is((await asKey.call('DELETE', `/workspaces/${w.workspaceId}/conversations/${created.body.id}`)).status, 204);
   const gone = await asKey.call<Json>('GET', path(created.body.id));
   assert.equal([gone.status, gone.body.error.code], [404, 'not_found']);
 });

@@ -38,11 +38,14 @@ function pathPattern(template: string): string {
 
 /**
  * Called in a file: the method literal followed by the path literal; or the method followed by a
- * path the file builds (a helper or variable) where the file also spells that path.
+ * path the file builds (a helper or variable) where the file also spells that path; or a GET by
+ * `fetch` of the full `/admin/v1/…` URL.
  */
 function called(file: string, method: string, template: string): boolean {
   const path = pathPattern(template);
   if (new RegExp(`'${method}',\\s*[\`']${path}(?:\\?[^\`']*)?[\`']`).test(file)) return true;
+  // A plain fetch of the full admin URL is a GET.
+  if (method === 'GET' && new RegExp(`/admin/v1${path}[\`']`).test(file)) return true;
   return new RegExp(`'${method}',\\s*(?:[A-Za-z_]|\`\\$\\{)`).test(file) && new RegExp(`[\`']${path}(?:\\?[^\`']*)?[\`']`).test(file);
 }
 

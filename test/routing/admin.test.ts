@@ -26,13 +26,13 @@ test('routes: create, read, list, change, remove; the exact view', async () => {
     confidence_threshold: 0.7, margin: null, min_chars: null, needs_model: false, missing_models: [], created_at: 'string', updated_at: 'string',
   };
   assert.equal(stamp(created.body), view);
-  assert.equal(stamp((await w.ws('GET', '/routes/sql')).body), view);
+  assert.equal(stamp((await w.admin.call<any>('GET', `/workspaces/${w.workspaceId}/routes/sql`)).body), view);
   const changed = await w.ws('PATCH', '/routes/sql', { enabled: false, margin: 0.1, fallbacks: [] });
   assert.equal(stamp(changed.body), { ...view, enabled: false, margin: 0.1, fallbacks: [] });
   await w.ws('POST', '/routes', { name: 'alpha', model: models.writer });
   const list = await w.ws('GET', '/routes');
   assert.equal(list.body.data.map((r: { name: string }) => r.name), ['alpha', 'sql']);
-  const gone = await w.ws('DELETE', '/routes/alpha');
+  const gone = await w.admin.call<any>('DELETE', `/workspaces/${w.workspaceId}/routes/alpha`);
   assert.is(gone.status, 204);
   const missing = await w.ws('GET', '/routes/alpha');
   assert.equal([missing.status, missing.body.error.code], [404, 'not_found']);
@@ -56,7 +56,7 @@ test('routes: validation names the field (unknown model or fallback, bad or take
 });
 
 test('settings: read and change; defaults before any change', async () => {
-  assert.equal((await w.ws('GET', '/routing')).body, { default_model: null, pinned_model: null, routing_enabled: true, code_route: null, needs_model: false, missing_models: [] });
+  assert.equal((await w.admin.call<any>('GET', `/workspaces/${w.workspaceId}/routing`)).body, { default_model: null, pinned_model: null, routing_enabled: true, code_route: null, needs_model: false, missing_models: [] });
   await w.ws('POST', '/routes', { name: 'code', model: models.coder });
   const r = await w.ws('PATCH', '/routing', { default_model: models.general, code_route: 'code', routing_enabled: false });
   assert.equal(r.body, { default_model: models.general, pinned_model: null, routing_enabled: false, code_route: 'code', needs_model: false, missing_models: [] });
