@@ -25,3 +25,4 @@ export type { KernelConfig } from './config/schema.js';
 export * from './contracts/index.js';
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export { defineEntity, p } from '@mikro-orm/core';
+export * from './upstream/index.js';
