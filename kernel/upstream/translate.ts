@@ -92,3 +92,25 @@ export function usageChunk(head: ReplyHead, usage: Usage): ChatCompletionChunk {
 
 /** A non-negative integer from a vendor count (absent or odd values count as 0). */
 export const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.round(v)) : 0);
+
+/**
+ * Builds one stream's chunks: the first one carries `role: 'assistant'`, as OpenAI sends it, and
+ * all share the reply's head (updated as the vendor reveals its id and model).
+ *
+ * @example
+ * const out = new ChunkWriter(); out.head = { id, model, created }; out.delta({ content: 'Hi' });
+ */
+export class ChunkWriter {
+  head: ReplyHead = { id: '', model: '', created: Math.floor(Date.now() / 1000) };
+  private roleSent = false;
+
+  delta(d: Delta, finish: FinishReason = null): ChatCompletionChunk {
+    if (this.roleSent) return chunk(this.head, d, finish);
+    this.roleSent = true;
+    return chunk(this.head, { role: 'assistant', ...d }, finish);
+  }
+
+  usage(usage: Usage): ChatCompletionChunk {
+    return usageChunk(this.head, usage);
+  }
+}

@@ -1,8 +1,6 @@
-import { argumentsDelta, chunk, count, usageChunk, usageOf, type ChatCompletionChunk, type FinishReason, type ReplyHead, type StreamStep, type StreamTranslator, type Usage } from '../../kernel/index.js';
+import { argumentsDelta, ChunkWriter, count, usageOf, type StreamStep, type StreamTranslator, type Usage } from '../../kernel/index.js';
 import { argumentsText, finishOf, isObject, str, usageFrom } from './reply.js';
 import { statusOfType } from './errors.js';
-
-type Delta = ChatCompletionChunk['choices'][number]['delta'];
 
 /**
  * Anthropic stream events → Chat Completions chunks (pure, one translator per stream).
@@ -15,20 +13,11 @@ type Delta = ChatCompletionChunk['choices'][number]['delta'];
  * chunk and then the usage chunk. message_stop is the end marker.
  */
 export class AnthropicStream implements StreamTranslator {
-  private head: ReplyHead = { id: '', model: '', created: Math.floor(Date.now() / 1000) };
+  private readonly out = new ChunkWriter();
   private usage: Usage | undefined;
   private rawUsage: Record<string, unknown> = {};
-  private roleSent = false;
   /** Content block index → tool_calls index. */
   private readonly tools = new Map<number, number>();
-
-  private delta(d: Delta, finish: FinishReason = null): ChatCompletionChunk {
-    if (!this.roleSent) {
-      this.roleSent = true;
-      return chunk(this.head, { role: 'assistant', ...d }, finish);
-    }
-    return chunk(this.head, d, finish);
-  }
 
   push(event: string, data: string): StreamStep {
     let ev: unknown;
@@ -45,7 +34,7 @@ export class AnthropicStream implements StreamTranslator {
     }
     if (type === 'message_start' && isObject(ev.message)) {
       const m = ev.message;
-      this.head = { ...this.head, id: str(m.id) ?? '', model: str(m.model) ?? '' };
+      this.out.head = { ...this.out.head, id: str(m.id) ?? '', model: str(m.model) ?? '' };
       this.rawUsage = isObject(m.usage) ? { ...m.usage } : {};
       this.usage = usageFrom(this.rawUsage);
       return { chunks: [], usage: this.usage };
@@ -58,17 +47,17 @@ export class AnthropicStream implements StreamTranslator {
         const first = { index, id: str(b.id) ?? '', type: 'function' as const, function: { name: str(b.name) ?? '', arguments: '' } };
         // A prefilled input (rare) arrives whole here instead of as deltas.
         if (isObject(b.input) && Object.keys(b.input).length > 0) first.function.arguments = argumentsText(b.input);
-        return { chunks: [this.delta({ tool_calls: [first] })] };
+        return { chunks: [this.out.delta({ tool_calls: [first] })] };
       }
-      if (b.type === 'text' && str(b.text)) return { chunks: [this.delta({ content: str(b.text)! })] };
+      if (b.type === 'text' && str(b.text)) return { chunks: [this.out.delta({ content: str(b.text)! })] };
       return { chunks: [] };
     }
     if (type === 'content_block_delta' && isObject(ev.delta)) {
       const d = ev.delta;
-      if (d.type === 'text_delta' && typeof d.text === 'string') return { chunks: d.text === '' ? [] : [this.delta({ content: d.text })] };
+      if (d.type === 'text_delta' && typeof d.text === 'string') return { chunks: d.text === '' ? [] : [this.out.delta({ content: d.text })] };
       const tool = this.tools.get(count(ev.index));
       if (d.type === 'input_json_delta' && tool !== undefined && str(d.partial_json)) {
-        return { chunks: [this.delta({ tool_calls: [argumentsDelta(tool, str(d.partial_json)!)] })] };
+        return { chunks: [this.out.delta({ tool_calls: [argumentsDelta(tool, str(d.partial_json)!)] })] };
       }
       return { chunks: [] }; // thinking, signature and citation deltas are not Chat Completions content
     }
@@ -78,7 +67,7 @@ export class AnthropicStream implements StreamTranslator {
       this.usage = usageFrom(this.rawUsage) ?? usageOf(0, 0);
       const stop = isObject(ev.delta) ? ev.delta.stop_reason : undefined;
       if (stop === undefined || stop === null) return { chunks: [], usage: this.usage };
-      return { chunks: [this.delta({}, finishOf(stop)), usageChunk(this.head, this.usage)], finished: true, usage: this.usage };
+      return { chunks: [this.out.delta({}, finishOf(stop)), this.out.usage(this.usage)], finished: true, usage: this.usage };
     }
     if (type === 'message_stop') return { chunks: [], ended: true };
     return { chunks: [] }; // ping, content_block_stop, unknown future events
