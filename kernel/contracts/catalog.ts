@@ -41,8 +41,20 @@ export interface CatalogService {
   models(): CatalogModel[];
   provider(name: string): CatalogProvider | undefined;
   providers(): CatalogProvider[];
-  /** The decrypted provider key; throws GatewayError credential_key_unavailable when its version is missing. */
-  providerKey(name: string): string | undefined;
+  /**
+   * The decrypted provider key; throws GatewayError credential_key_unavailable when its version is
+   * missing. For a built-in provider and a `workspaceId`, that workspace's own key wins over the
+   * instance-wide one.
+   */
+  providerKey(name: string, workspaceId?: string): string | undefined;
+  /**
+   * Whether requests from this workspace can use the provider: it exists and, when built-in, has a
+   * key (the workspace's own or the instance-wide one). SPEC.md: otherwise its models are not
+   * listed and answer 422 provider_not_configured.
+   */
+  configured(name: string, workspaceId?: string): boolean;
+  /** True when this workspace set its own key for a built-in provider (the registry keeps a separate adapter for it). */
+  hasWorkspaceKey(name: string, workspaceId: string): boolean;
   /** Called after the snapshot changed (on any replica); `provider` names a changed provider. */
   onChange(listener: (provider?: string) => void): void;
 }

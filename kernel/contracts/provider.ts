@@ -50,7 +50,11 @@ export interface ProviderAdapter {
   close(): Promise<void>;
 }
 
-/** A built-in hosted provider: its fixed name and address (its priced models come with the built-in vendors' issue). */
+/**
+ * A built-in hosted provider: its fixed name and default address. The catalog lists it without a
+ * row, takes its name, and owns its priced models (plugins/catalog/catalogue/); the address can be
+ * overridden by the catalog's `builtInAddresses` config (tests, air-gapped proxies).
+ */
 export interface BuiltInProvider {
   name: string;
   address: string;
@@ -77,8 +81,12 @@ export function defineProvider(factory: ProviderFactory): ProviderFactory {
 export interface ProviderRegistry {
   vendors(): string[];
   factory(vendor: string): ProviderFactory | undefined;
-  /** The adapter for a provider (throws GatewayError provider_not_configured when it does not exist). */
-  adapter(providerName: string): ProviderAdapter;
+  /**
+   * The adapter for a provider (throws GatewayError provider_not_configured when it does not exist,
+   * or is built-in and has no key for the workspace). With `workspaceId`, a built-in provider for
+   * which that workspace set its own key gets an adapter built with that key.
+   */
+  adapter(providerName: string, workspaceId?: string): ProviderAdapter;
   /** Builds a throwaway adapter for a check before a provider is saved. */
   probe(vendor: string, settings: Omit<ProviderSettings, 'timeouts'>): ProviderAdapter;
   /** Drops a cached adapter after its provider changed or was removed. */

@@ -3,6 +3,7 @@ import type { CachePort, Logger, ProviderRegistry } from '../../kernel/index.js'
 import { runCheck, storedStatus, type CheckOutcome, type CheckTarget } from './check.js';
 import type { Credentials } from './credentials.js';
 import { fingerprint, type ProviderHealth } from './health.js';
+import { instanceScope, type BuiltInRepo } from './builtin-repo.js';
 import type { CatalogRepo } from './repo.js';
 import type { CatalogSnapshot, SnapshotDiff } from './snapshot.js';
 
@@ -36,6 +37,7 @@ export class CatalogCore {
     private readonly log: Logger,
     private readonly registry: () => ProviderRegistry | undefined,
     private readonly checkTimeoutMs: number,
+    readonly builtInRepo: BuiltInRepo,
   ) {}
 
   /** After a write here: reload, drop stale adapters, tell listeners, then the other replicas. */
@@ -60,14 +62,16 @@ export class CatalogCore {
   }
 
   /**
-   * Runs the free check for a provider as saved and stores its result on the row; the result also
-   * counts as that provider's health check for the next minute.
+   * Runs the free check for a provider as saved and stores its result on the row (a built-in's: on
+   * its key's row); an instance-wide result also counts as that provider's health check for the
+   * next minute. Workspace keys never show on /healthz.
    */
-  async checkAndSave(target: CheckTarget, apiKeyEnc: string | null): Promise<CheckOutcome> {
+  async checkAndSave(target: CheckTarget, apiKeyEnc: string | null, workspaceId = instanceScope): Promise<CheckOutcome> {
     const outcome = await runCheck(this.registry(), target, this.checkTimeoutMs);
     if (outcome.status === 'unchecked') return outcome;
-    await this.repo.saveCheck(target.name, storedStatus(outcome), new Date());
-    await this.health.record(target.name, fingerprint(target.address, apiKeyEnc), outcome);
+    if (this.snapshot.builtIns.has(target.name)) await this.builtInRepo.saveCheck(target.name, workspaceId, storedStatus(outcome), new Date());
+    else await this.repo.saveCheck(target.name, storedStatus(outcome), new Date());
+    if (workspaceId === instanceScope) await this.health.record(target.name, fingerprint(target.address, apiKeyEnc), outcome);
     this.log.info('catalog.provider_checked', { provider: target.name, status: storedStatus(outcome), latency_ms: outcome.latencyMs });
     return outcome;
   }

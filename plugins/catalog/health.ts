@@ -43,7 +43,9 @@ export class ProviderHealth {
   ) {}
 
   async list(): Promise<Record<string, CheckResult>> {
-    const rows = this.snapshot.providers().flatMap((p) => this.snapshot.row(p.name) ?? []);
+    // SPEC.md: built-in providers show only with an instance-wide key; workspace keys never.
+    const shown = this.snapshot.providers().filter((p) => !p.builtIn || p.hasKey);
+    const rows = shown.flatMap((p) => this.snapshot.row(p.name) ?? []);
     const entries = await Promise.all(rows.map(async (r) => [`provider:${r.name}`, await this.result(r)] as const));
     return Object.fromEntries(entries);
   }

@@ -1,6 +1,10 @@
 import {
   AdminApiToken, CacheToken, CatalogToken, CredentialVaultToken, ProviderRegistryToken, StoreToken, Type, definePlugin, type PluginContext, type Static,
 } from '../../kernel/index.js';
+import { builtInKeyRoutes } from './builtin-keys.js';
+import { builtInModelRoutes } from './builtin-models.js';
+import { BuiltInRepo } from './builtin-repo.js';
+import { BuiltIns } from './builtins.js';
 import { runCheck, type CheckOutcome } from './check.js';
 import { CatalogCore, changeChannel } from './core.js';
 import { Credentials, loadKeyRing } from './credentials.js';
@@ -20,6 +24,11 @@ const config = Type.Object(
     reloadIntervalMs: Type.Integer({ minimum: 1000, default: 30_000 }),
     /** How long /healthz waits for a provider check in progress. */
     healthWaitMs: Type.Integer({ minimum: 100, default: 1500 }),
+    /**
+     * Address overrides of built-in providers by name, e.g. `{ "openai": "http://proxy:8080/v1" }`:
+     * for tests (a mock upstream) and air-gapped installs behind a proxy.
+     */
+    builtInAddresses: Type.Record(Type.String(), Type.String({ maxLength: 2000 }), { default: {} }),
   },
   { additionalProperties: false, default: {} },
 );
@@ -77,7 +86,7 @@ export default definePlugin({
       summary: 'Re-encrypt stored provider keys with the recovery key version in use',
       async run(ctx, _args, out) {
         const { core } = stateOf(ctx);
-        const counts = await rotateCredentials(core.repo, core.credentials);
+        const counts = await rotateCredentials(core.repo, core.credentials, core.builtInRepo);
         ctx.log.info('catalog.credentials_rotated', counts);
         await core.changed();
         out.write(
@@ -96,8 +105,10 @@ export default definePlugin({
     if (ring.created) ctx.log.warn('catalog.recovery_key_created', { version: ring.created });
     const credentials = new Credentials(ring);
     const repo = new CatalogRepo(ctx.use(StoreToken));
-    const snapshot = new CatalogSnapshot(repo, credentials);
+    const builtInRepo = new BuiltInRepo(ctx.use(StoreToken));
     const registry = () => ctx.optional(ProviderRegistryToken);
+    const builtIns = new BuiltIns(registry(), ctx.config.builtInAddresses);
+    const snapshot = new CatalogSnapshot(repo, builtInRepo, builtIns, credentials);
     const healthCheck = async (row: ProviderRow): Promise<CheckOutcome> => {
       let apiKey: string | undefined;
       try {
@@ -112,13 +123,15 @@ export default definePlugin({
       waitMs: ctx.config.healthWaitMs,
       checkTimeoutMs: ctx.config.checkTimeoutMs,
     });
-    const core = new CatalogCore(repo, snapshot, credentials, health, cache, ctx.log, registry, ctx.config.checkTimeoutMs);
+    const core = new CatalogCore(repo, snapshot, credentials, health, cache, ctx.log, registry, ctx.config.checkTimeoutMs, builtInRepo);
     states.set(ctx, { core });
     ctx.provide(CatalogToken, snapshot);
     ctx.provide(CredentialVaultToken, credentials);
     const admin = ctx.use(AdminApiToken);
     providerRoutes(admin, core);
     modelRoutes(admin, core);
+    builtInKeyRoutes(admin, core);
+    builtInModelRoutes(admin, core);
     ctx.healthComponents(() => health.list());
   },
   async start(ctx) {

@@ -32,7 +32,30 @@ const models = `create table catalog_models (
 
 const index = 'create index catalog_models_provider on catalog_models (provider)';
 
+// Keys of built-in providers: workspace_id '' holds the instance-wide key, any other value one
+// workspace's own (SPEC.md: workspace-level keys exist only for built-in providers).
+const builtinKeys = `create table catalog_builtin_keys (
+  provider varchar(63) not null,
+  workspace_id varchar(100) not null,
+  api_key_enc text not null,
+  check_status varchar(20) not null default 'unchecked',
+  checked_at varchar(40),
+  created_at varchar(40) not null,
+  updated_at varchar(40) not null,
+  primary key (provider, workspace_id)
+)`;
+
+// An admin's hide or re-price of a built-in model; the catalogue itself is code, not rows.
+const overrides = `create table catalog_model_overrides (
+  name varchar(400) primary key,
+  hidden integer not null default 0,
+  input_micro_usd_per_mtok bigint,
+  output_micro_usd_per_mtok bigint,
+  updated_at varchar(40) not null
+)`;
+
 /** The catalog's tables. */
 export const migrations: Migration[] = [
   { id: 'catalog-001-providers-models', sqlite: [providers, models, index], postgresql: [providers, models, index] },
+  { id: 'catalog-002-builtin-keys-overrides', sqlite: [builtinKeys, overrides], postgresql: [builtinKeys, overrides] },
 ];

@@ -4,7 +4,7 @@ import { GatewayError } from '../../kernel/index.js';
  * Names of the eight built-in hosted providers (SPEC.md "What the service does"). They are taken:
  * an admin-added provider may not use one, so `openai:gpt-4o` always means the built-in.
  */
-export const reservedProviderNames: readonly string[] = ['openai', 'anthropic', 'google', 'mistral', 'groq', 'deepseek', 'xai', 'cohere'];
+export const reservedProviderNames: readonly string[] = ['openai', 'anthropic', 'google', 'mistral', 'groq', 'deepseek', 'xai', 'openrouter'];
 
 /** Lowercase letters, numbers and dashes; no leading, trailing or doubled dash. */
 export const providerNamePattern = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -18,12 +18,15 @@ function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_request', message, { param });
 }
 
-/** Refuses a provider name that is malformed or taken by a built-in provider (400, param `name`). */
-export function checkProviderName(name: string): void {
+/**
+ * Refuses a provider name that is malformed or taken by a built-in provider (400, param `name`):
+ * the eight the spec promises, and any other installed vendor that declares `builtIn` (`taken`).
+ */
+export function checkProviderName(name: string, taken: { has(name: string): boolean } = new Set()): void {
   if (!providerNamePattern.test(name) || name.length > maxProviderName) {
     throw invalid('name', `name: use lowercase letters, numbers and dashes (at most ${maxProviderName} characters), e.g. "local-llm".`);
   }
-  if (reservedProviderNames.includes(name)) throw invalid('name', `name: "${name}" is the name of a built-in provider; choose another.`);
+  if (reservedProviderNames.includes(name) || taken.has(name)) throw invalid('name', `name: "${name}" is the name of a built-in provider; choose another.`);
 }
 
 /**

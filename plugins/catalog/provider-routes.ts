@@ -2,6 +2,8 @@ import { GatewayError, Type, type AdminApi } from '../../kernel/index.js';
 import type { CatalogCore } from './core.js';
 import { checkProviderName, normalizeAddress } from './names.js';
 import { keyContext } from './snapshot.js';
+import type { ProviderRow } from './repo.js';
+import { setBuiltInKey } from './builtin-keys.js';
 import { providerView, ProviderView } from './views.js';
 
 /** Every admin-added provider speaks the Chat Completions format through this adapter. */
@@ -17,31 +19,38 @@ function notFound(name: string): GatewayError {
 }
 
 /** An API key as given, or undefined for an empty field (`""`, whitespace). */
-function given(key: string | undefined): string | undefined {
+export function given(key: string | undefined): string | undefined {
   const k = key?.trim();
   return k ? k : undefined;
 }
 
 /** Admin endpoints for providers (SPEC.md "Provider", "Removal and change rules"); instance admins only. */
 export function providerRoutes(admin: AdminApi, core: CatalogCore): void {
-  const { repo, credentials } = core;
+  const { repo, credentials, snapshot } = core;
+  const builtIns = snapshot.builtIns;
 
+  /** An added provider's stored row, or a built-in's as the snapshot holds it (fresh after `core.changed()`). */
   const load = async (name: string) => {
-    const row = await repo.provider(name);
+    const row = builtIns.has(name) ? snapshot.row(name) : await repo.provider(name);
     if (!row) throw notFound(name);
     return row;
   };
+  const view = (row: ProviderRow) => providerView(row, builtIns.has(row.name));
 
   admin.route({
-    method: 'GET', path: '/providers', summary: 'List added providers', tag, access,
+    method: 'GET', path: '/providers', summary: 'List providers: the built-in ones (built_in: true) and the added ones', tag, access,
     response: Type.Object({ data: Type.Array(ProviderView) }),
-    handler: async () => ({ data: (await repo.providers()).map(providerView) }),
+    handler: async () => {
+      const added = (await repo.providers()).filter((r) => !builtIns.has(r.name));
+      const own = [...builtIns.providers.keys()].flatMap((n) => snapshot.row(n) ?? []);
+      return { data: [...own, ...added].sort((a, b) => a.name.localeCompare(b.name)).map(view) };
+    },
   });
 
   admin.route({
-    method: 'GET', path: '/providers/:name', summary: 'Get an added provider', tag, access,
+    method: 'GET', path: '/providers/:name', summary: 'Get a provider', tag, access,
     response: ProviderView,
-    handler: async ({ params }) => providerView(await load(params.name!)),
+    handler: async ({ params }) => view(await load(params.name!)),
   });
 
   admin.route({
@@ -49,7 +58,7 @@ export function providerRoutes(admin: AdminApi, core: CatalogCore): void {
     body: Type.Object({ name: Type.String({ maxLength: 63 }), address: Address, api_key: Type.Optional(ApiKey) }),
     response: ProviderView,
     handler: async ({ body }) => {
-      checkProviderName(body.name);
+      checkProviderName(body.name, builtIns);
       const address = normalizeAddress(body.address);
       const apiKey = given(body.api_key);
       // Encrypt before saving: without a recovery key nothing is saved (500 credential_key_unavailable).
@@ -61,7 +70,7 @@ export function providerRoutes(admin: AdminApi, core: CatalogCore): void {
       } finally {
         await core.changed();
       }
-      return providerView(await load(body.name));
+      return view(await load(body.name));
     },
   });
 
@@ -74,6 +83,7 @@ export function providerRoutes(admin: AdminApi, core: CatalogCore): void {
       if (body.name !== undefined && body.name !== row.name) {
         throw new GatewayError('invalid_request', 'name: a provider cannot be renamed; add it again under the new name with its models, then remove the old one.', { param: 'name' });
       }
+      if (builtIns.has(row.name)) return view(await setBuiltInKey(core, row, body));
       const address = body.address === undefined ? row.address : normalizeAddress(body.address);
       const newKey = given(body.api_key);
       // The saved key is opened before anything is written: a missing recovery key version fails the whole change.
@@ -85,7 +95,7 @@ export function providerRoutes(admin: AdminApi, core: CatalogCore): void {
       } finally {
         await core.changed();
       }
-      return providerView(await load(row.name));
+      return view(await load(row.name));
     },
   });
 
@@ -97,7 +107,7 @@ export function providerRoutes(admin: AdminApi, core: CatalogCore): void {
       const apiKey = row.apiKeyEnc ? credentials.decrypt(row.apiKeyEnc, keyContext(row.name)) : undefined;
       await core.checkAndSave({ name: row.name, vendor: row.vendor, address: row.address, apiKey }, row.apiKeyEnc);
       await core.changed();
-      return providerView(await load(row.name));
+      return view(await load(row.name));
     },
   });
 
@@ -107,6 +117,9 @@ export function providerRoutes(admin: AdminApi, core: CatalogCore): void {
     response: Type.Object({ name: Type.String(), removed: Type.Boolean(), models_kept: Type.Array(Type.String()) }),
     handler: async ({ params, query }) => {
       const row = await load(params.name!);
+      if (builtIns.has(row.name)) {
+        throw new GatewayError('invalid_request', `name: "${row.name}" is a built-in provider and cannot be removed; DELETE /admin/v1/providers/${row.name}/key removes its key.`, { param: 'name' });
+      }
       if (query.confirm !== row.name) {
         throw new GatewayError('invalid_request', `confirm: removing a provider refuses requests to its models; send ?confirm=${row.name} to go ahead.`, { param: 'confirm' });
       }

@@ -1,29 +1,45 @@
 import type { CatalogModel, CatalogProvider, CatalogService } from '../../kernel/index.js';
+import { instanceScope, type KeyRow, type OverrideRow } from './builtin-repo.js';
+import type { BuiltIns } from './builtins.js';
 import type { Credentials } from './credentials.js';
 import type { CatalogRepo, ProviderRow } from './repo.js';
+import type { BuiltInRepo } from './builtin-repo.js';
 
-/** What a reload changed: providers whose adapter settings differ (added, removed, address, key), and whether any model did. */
+/** What a reload changed: providers whose adapter settings differ (added, removed, address, keys), and whether any model did. */
 export interface SnapshotDiff {
   providers: string[];
   models: boolean;
 }
 
 /** Associated data a provider's key is encrypted with: the ciphertext only opens on its own row. */
-export const keyContext = (provider: string): string => `catalog.provider:${provider}`;
+export const keyContext = (provider: string, workspaceId = instanceScope): string =>
+  workspaceId === instanceScope ? `catalog.provider:${provider}` : `catalog.provider:${provider}:workspace:${workspaceId}`;
 
-function providerView(r: ProviderRow): CatalogProvider {
-  return Object.freeze({ name: r.name, vendor: r.vendor, address: r.address, builtIn: false, hasKey: r.apiKeyEnc !== null, check: r.check, checkedAt: r.checkedAt });
+const wsKey = (provider: string, workspaceId: string): string => `${provider}\n${workspaceId}`;
+const epoch = new Date(0);
+
+/** A built-in provider as a row: no stored row of its own, its instance-wide key (if any) from the keys table. */
+function builtInRow(name: string, vendor: string, address: string, key: KeyRow | undefined): ProviderRow {
+  return { name, vendor, address, apiKeyEnc: key?.apiKeyEnc ?? null, check: key?.check ?? 'unchecked', checkedAt: key?.checkedAt ?? null, createdAt: epoch, updatedAt: key?.updatedAt ?? epoch };
 }
 
-const adapterSettings = (r: ProviderRow | undefined): string => (r ? `${r.vendor}\n${r.address}\n${r.apiKeyEnc ?? ''}` : '');
+/** A catalogue model after an admin's change; undefined when hidden. */
+function overridden(m: CatalogModel, o: OverrideRow | undefined): CatalogModel | undefined {
+  if (!o) return m;
+  if (o.hidden) return undefined;
+  return Object.freeze({ ...m, inputMicroUsdPerMTok: o.inputMicroUsdPerMTok ?? m.inputMicroUsdPerMTok, outputMicroUsdPerMTok: o.outputMicroUsdPerMTok ?? m.outputMicroUsdPerMTok });
+}
 
 /**
- * The CatalogService the request path reads: providers and models held in memory, swapped whole on
- * reload (no database round trip per request). Keys are decrypted on first use and the plain
- * values kept in this process's memory only.
+ * The CatalogService the request path reads: providers (added and built-in) and models (added and
+ * the built-in catalogue's, with admins' overrides) held in memory, swapped whole on reload (no
+ * database round trip per request). Keys are decrypted on first use and the plain values kept in
+ * this process's memory only.
  */
 export class CatalogSnapshot implements CatalogService {
   private rows = new Map<string, ProviderRow>();
+  private workspaceKeys = new Map<string, string>();
+  private settings = new Map<string, string>();
   private providerViews = new Map<string, CatalogProvider>();
   private modelMap = new Map<string, CatalogModel>();
   private modelList: CatalogModel[] = [];
@@ -34,6 +50,8 @@ export class CatalogSnapshot implements CatalogService {
 
   constructor(
     private readonly repo: CatalogRepo,
+    private readonly builtInRepo: BuiltInRepo,
+    readonly builtIns: BuiltIns,
     private readonly credentials: Credentials,
   ) {}
 
@@ -53,18 +71,37 @@ export class CatalogSnapshot implements CatalogService {
     return [...this.providerViews.values()];
   }
 
-  /** The stored row (encrypted key included), for the plugin's own admin and health code. */
+  /** The stored row (encrypted key included; a built-in's made from its instance key), for the plugin's own admin and health code. */
   row(name: string): ProviderRow | undefined {
     return this.rows.get(name);
   }
 
-  providerKey(name: string): string | undefined {
+  providerKey(name: string, workspaceId?: string): string | undefined {
+    if (workspaceId !== undefined) {
+      const own = this.workspaceKeys.get(wsKey(name, workspaceId));
+      if (own) return this.open(name, workspaceId, own);
+    }
     const enc = this.rows.get(name)?.apiKeyEnc;
-    if (!enc) return undefined;
-    const cached = this.plainKeys.get(name);
+    return enc ? this.open(name, instanceScope, enc) : undefined;
+  }
+
+  configured(name: string, workspaceId?: string): boolean {
+    const row = this.rows.get(name);
+    if (!row) return false;
+    if (!this.builtIns.has(name) || row.apiKeyEnc !== null) return true;
+    return workspaceId !== undefined && this.workspaceKeys.has(wsKey(name, workspaceId));
+  }
+
+  hasWorkspaceKey(name: string, workspaceId: string): boolean {
+    return this.workspaceKeys.has(wsKey(name, workspaceId));
+  }
+
+  private open(name: string, workspaceId: string, enc: string): string {
+    const id = wsKey(name, workspaceId);
+    const cached = this.plainKeys.get(id);
     if (cached?.enc === enc) return cached.plain;
-    const plain = this.credentials.decrypt(enc, keyContext(name));
-    this.plainKeys.set(name, { enc, plain });
+    const plain = this.credentials.decrypt(enc, keyContext(name, workspaceId));
+    this.plainKeys.set(id, { enc, plain });
     return plain;
   }
 
@@ -87,7 +124,7 @@ export class CatalogSnapshot implements CatalogService {
     }
   }
 
-  /** Reads both tables and swaps the snapshot; reloads run one after another, each seeing every earlier write. */
+  /** Reads the tables and swaps the snapshot; reloads run one after another, each seeing every earlier write. */
   reload(): Promise<SnapshotDiff> {
     const next = this.chain.then(() => this.load());
     this.chain = next.catch(() => undefined);
@@ -95,21 +132,40 @@ export class CatalogSnapshot implements CatalogService {
   }
 
   private async load(): Promise<SnapshotDiff> {
-    const [providers, models] = await Promise.all([this.repo.providers(), this.repo.models()]);
-    const rows = new Map(providers.map((r) => [r.name, r]));
-    const names = new Set([...rows.keys(), ...this.rows.keys()]);
-    const changed = [...names].filter((n) => adapterSettings(rows.get(n)) !== adapterSettings(this.rows.get(n))).sort();
-    const stamps = JSON.stringify(models);
+    const [providers, added, keys, overrides] = await Promise.all([this.repo.providers(), this.repo.models(), this.builtInRepo.keys(), this.builtInRepo.overrides()]);
+    const builtIns = this.builtIns;
+    // A stored row named like a built-in (saved before that vendor shipped) is shadowed by the built-in.
+    const rows = new Map(providers.filter((r) => !builtIns.has(r.name)).map((r) => [r.name, r]));
+    const ownKeys = keys.filter((k) => builtIns.has(k.provider));
+    for (const b of builtIns.providers.values()) {
+      rows.set(b.name, builtInRow(b.name, b.vendor, b.address, ownKeys.find((k) => k.provider === b.name && k.workspaceId === instanceScope)));
+    }
+    const workspaceKeys = new Map(ownKeys.filter((k) => k.workspaceId !== instanceScope).map((k) => [wsKey(k.provider, k.workspaceId), k.apiKeyEnc]));
+    const settings = new Map([...rows.values()].map((r) => [r.name, `${r.vendor}\n${r.address}\n${r.apiKeyEnc ?? ''}`]));
+    for (const k of ownKeys) if (k.workspaceId !== instanceScope) settings.set(k.provider, `${settings.get(k.provider)}\n${k.workspaceId}=${k.apiKeyEnc}`);
+    const names = new Set([...settings.keys(), ...this.settings.keys()]);
+    const changed = [...names].filter((n) => settings.get(n) !== this.settings.get(n)).sort();
+    const stamps = JSON.stringify([added, overrides]);
     const diff: SnapshotDiff = { providers: changed, models: stamps !== this.modelStamps };
     this.rows = rows;
-    this.providerViews = new Map(providers.map((r) => [r.name, providerView(r)]));
+    this.workspaceKeys = workspaceKeys;
+    this.settings = settings;
+    this.providerViews = new Map(
+      [...rows.values()].map((r) => [r.name, Object.freeze({ name: r.name, vendor: r.vendor, address: r.address, builtIn: builtIns.has(r.name), hasKey: r.apiKeyEnc !== null, check: r.check, checkedAt: r.checkedAt })]),
+    );
     if (diff.models) {
-      const frozen = models.map(({ updatedAt: _updated, ...m }) => Object.freeze(m));
+      const byName = new Map(overrides.map((o) => [o.name, o]));
+      const own = builtIns.models().flatMap((m) => overridden(m, byName.get(m.name)) ?? []);
+      const frozen = [...added.filter((m) => !builtIns.model(m.name)).map(({ updatedAt: _updated, ...m }) => Object.freeze(m)), ...own];
       this.modelMap = new Map(frozen.map((m) => [m.name, m]));
       this.modelList = Object.freeze(frozen) as CatalogModel[];
       this.modelStamps = stamps;
     }
-    for (const [name, entry] of this.plainKeys) if (rows.get(name)?.apiKeyEnc !== entry.enc) this.plainKeys.delete(name);
+    for (const [id, entry] of this.plainKeys) {
+      const [name, ws] = id.split('\n') as [string, string];
+      const enc = ws === instanceScope ? rows.get(name)?.apiKeyEnc : workspaceKeys.get(id);
+      if (enc !== entry.enc) this.plainKeys.delete(id);
+    }
     return diff;
   }
 }

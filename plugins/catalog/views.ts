@@ -2,26 +2,28 @@ import { Type, type Static } from '../../kernel/index.js';
 import { formatPrice } from './prices.js';
 import type { ModelRow, ProviderRow } from './repo.js';
 
-const CheckStatus = Type.Union(['connected', 'could_not_connect', 'key_refused', 'unchecked'].map((s) => Type.Literal(s)));
+export const CheckStatus = Type.Union(['connected', 'could_not_connect', 'key_refused', 'unchecked'].map((s) => Type.Literal(s)));
 
 /** A provider as the admin API shows it: the key only as `has_key`, never its value. */
 export const ProviderView = Type.Object({
   name: Type.String(),
   vendor: Type.String(),
   address: Type.String(),
-  has_key: Type.Boolean(),
+  has_key: Type.Boolean({ description: 'A built-in provider: whether its instance-wide key is set' }),
+  built_in: Type.Boolean({ description: 'A built-in hosted provider: no row to add, address from the service, priced models included' }),
   check: CheckStatus,
   checked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
 
-export function providerView(r: ProviderRow): Static<typeof ProviderView> {
+export function providerView(r: ProviderRow, builtIn = false): Static<typeof ProviderView> {
   return {
     name: r.name,
     vendor: r.vendor,
     address: r.address,
     has_key: r.apiKeyEnc !== null,
+    built_in: builtIn,
     check: r.check,
     checked_at: r.checkedAt?.toISOString() ?? null,
     created_at: r.createdAt.toISOString(),
@@ -30,7 +32,7 @@ export function providerView(r: ProviderRow): Static<typeof ProviderView> {
 }
 
 const Price = Type.Union([Type.String({ description: 'US dollars per million tokens, e.g. "2.50"' }), Type.Null()]);
-const Micro = Type.Union([Type.Integer({ description: 'micro-USD per million tokens' }), Type.Null()]);
+export const Micro = Type.Union([Type.Integer({ description: 'micro-USD per million tokens' }), Type.Null()]);
 
 /** A model as the admin API shows it; `provider_missing` when its provider was removed. */
 export const ModelView = Type.Object({

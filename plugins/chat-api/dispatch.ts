@@ -77,7 +77,7 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
       if (requested !== undefined && requested > model.outputLimit) continue;
       state.model = model;
       try {
-        const adapter = deps.registry.adapter(model.provider);
+        const adapter = deps.registry.adapter(model.provider, state.principal?.workspaceId);
         const call: UpstreamCall = { model, request: { ...state.chat!, maxTokens: requested ?? model.outputLimit }, signal: upstream.signal };
         if (ctx.signal.aborted) return;
         outcome.sent = true;

@@ -51,8 +51,8 @@ export default definePlugin({
     ctx.hook('dispatch', (rc) => dispatch(rc, { registry, lifecycle }));
 
     ctx.route('GET', '/v1/models', (rc) => {
-      identity.authenticate(rc.req.headers);
-      sendJson(rc.res, 200, listModels(catalog, []));
+      const principal = identity.authenticate(rc.req.headers);
+      sendJson(rc.res, 200, listModels(catalog, [], principal.workspaceId));
     });
 
     ctx.route('POST', '/v1/chat/completions', async (rc) => {

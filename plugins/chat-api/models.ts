@@ -29,12 +29,12 @@ function entry(m: CatalogModel): ModelEntry {
  * GET /v1/models in the spec's order: `auto`, then `route/<name>` per enabled route (from the
  * routing plugin, when present), then every priced model whose provider is configured.
  */
-export function listModels(catalog: CatalogService, routes: Array<{ name: string; description?: string }>): { object: 'list'; data: ModelEntry[] } {
+export function listModels(catalog: CatalogService, routes: Array<{ name: string; description?: string }>, workspaceId?: string): { object: 'list'; data: ModelEntry[] } {
   const data: ModelEntry[] = [{ id: 'auto', object: 'model', created: 0, owned_by: 'svc', svc: { display_name: 'Auto (workspace routing)' } }];
   for (const r of routes) data.push({ id: `route/${r.name}`, object: 'model', created: 0, owned_by: 'svc', svc: { display_name: r.name, description: r.description ?? '' } });
   for (const m of catalog.models()) {
-    const provider = catalog.provider(m.provider);
-    if (!provider || !isPriced(m) || (provider.builtIn && !provider.hasKey)) continue;
+    // A built-in provider counts only with a key for this workspace (its own or the instance's).
+    if (!isPriced(m) || !catalog.configured(m.provider, workspaceId)) continue;
     data.push(entry(m));
   }
   return { object: 'list', data };

@@ -25,8 +25,7 @@ export function selectExplicit(ctx: RequestContext, catalog: CatalogService): vo
   // SPEC.md Errors: provider_not_configured also when the provider part matches no provider, and
   // when a built-in vendor has no key (the same rule that keeps its models off GET /v1/models).
   const providerName = name.slice(0, name.indexOf(':'));
-  const provider = catalog.provider(providerName);
-  if (!provider || (provider.builtIn && !provider.hasKey)) {
+  if (!catalog.configured(providerName, ctx.state.principal?.workspaceId)) {
     throw new GatewayError('provider_not_configured', `The provider ${shown(providerName)} of model ${shown(name)} is not configured.`, { param: 'model' });
   }
   const model = catalog.model(name);

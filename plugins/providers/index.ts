@@ -19,6 +19,8 @@ export const providersConfig = Type.Object(
     idleMs: Type.Integer({ minimum: 1, default: 60_000 }),
     /** Keep-alive connections per provider. */
     connections: Type.Integer({ minimum: 1, default: 128 }),
+    /** Adapters (pools) kept for workspaces' own keys of built-in providers; least recently used closed beyond. */
+    workspaceAdapters: Type.Integer({ minimum: 1, default: 64 }),
   },
   { additionalProperties: false },
 );
@@ -35,8 +37,8 @@ export const providersPlugin = definePlugin({
   config: providersConfig,
   async register(ctx) {
     const factories = await discoverVendors();
-    const { connectMs, firstByteMs, idleMs, connections } = ctx.config;
-    const registry = new Registry(factories, () => ctx.optional(CatalogToken), { timeouts: { connectMs, firstByteMs, idleMs }, connections });
+    const { connectMs, firstByteMs, idleMs, connections, workspaceAdapters } = ctx.config;
+    const registry = new Registry(factories, () => ctx.optional(CatalogToken), { timeouts: { connectMs, firstByteMs, idleMs }, connections, workspaceAdapters });
     registries.set(ctx.container, registry);
     ctx.provide(ProviderRegistryToken, registry);
     ctx.log.info('providers.loaded', { vendors: registry.vendors() });

@@ -13,7 +13,15 @@ export interface RegistryOptions {
   timeouts: UpstreamTimeouts;
   /** Keep-alive connections per provider, passed to adapters that pool (openai-compatible does). */
   connections: number;
+  /**
+   * Most adapters kept for workspaces' own keys of built-in providers (each is a pool); the least
+   * recently used is closed beyond it. Default 64.
+   */
+  workspaceAdapters?: number;
 }
+
+/** Cache id of a workspace's own-key adapter: never clashes with a provider name (no newline in names). */
+const workspaceEntry = (provider: string, workspaceId: string): string => `${provider}\n${workspaceId}`;
 
 /**
  * Adapters by provider name (ARCHITECTURE.md §6). Rows and keys are read from the catalog at call
@@ -22,6 +30,8 @@ export interface RegistryOptions {
  */
 export class Registry implements ProviderRegistry {
   private readonly adapters = new Map<string, ProviderAdapter>();
+  /** Workspace own-key adapters in least-recently-used order (a Map keeps insertion order). */
+  private readonly recent = new Map<string, ProviderAdapter>();
   private subscribed?: CatalogService;
   private closed = false;
 
@@ -55,20 +65,41 @@ export class Registry implements ProviderRegistry {
     });
   }
 
-  adapter(providerName: string): ProviderAdapter {
-    const cached = this.adapters.get(providerName);
-    if (cached) return cached;
+  adapter(providerName: string, workspaceId?: string): ProviderAdapter {
     const catalog = this.catalog();
+    const own = workspaceId !== undefined && catalog?.hasWorkspaceKey(providerName, workspaceId) === true;
+    const entry = own ? workspaceEntry(providerName, workspaceId) : providerName;
+    const cached = this.adapters.get(entry);
+    if (cached) {
+      if (own) this.touch(entry, cached);
+      return cached;
+    }
     if (!catalog) throw new GatewayError('provider_not_configured', `Provider "${providerName}" is not configured.`);
     this.watch(catalog);
     const row = catalog.provider(providerName);
     if (!row) throw new GatewayError('provider_not_configured', `Provider "${providerName}" is not configured.`);
-    const apiKey = catalog.providerKey(providerName);
+    const apiKey = catalog.providerKey(providerName, own ? workspaceId : undefined);
     if (row.builtIn && !apiKey) throw new GatewayError('provider_not_configured', `Provider "${providerName}" has no key.`);
     const settings: Omit<ProviderSettings, 'timeouts'> = apiKey ? { name: row.name, address: row.address, apiKey } : { name: row.name, address: row.address };
     const adapter = this.build(row.vendor, settings);
-    if (!this.closed) this.adapters.set(providerName, adapter);
+    if (!this.closed) {
+      this.adapters.set(entry, adapter);
+      if (own) this.touch(entry, adapter);
+    }
     return adapter;
+  }
+
+  /** Marks a workspace adapter as just used and closes the least recently used beyond the bound. */
+  private touch(entry: string, adapter: ProviderAdapter): void {
+    this.recent.delete(entry);
+    this.recent.set(entry, adapter);
+    const max = this.options.workspaceAdapters ?? 64;
+    for (const [oldest, old] of this.recent) {
+      if (this.recent.size <= max) break;
+      this.recent.delete(oldest);
+      this.adapters.delete(oldest);
+      void old.close().catch(() => undefined);
+    }
   }
 
   probe(vendor: string, settings: Omit<ProviderSettings, 'timeouts'>): ProviderAdapter {
@@ -76,11 +107,14 @@ export class Registry implements ProviderRegistry {
   }
 
   invalidate(providerName: string): void {
-    const adapter = this.adapters.get(providerName);
-    if (!adapter) return;
-    this.adapters.delete(providerName);
-    // In-flight calls keep their pool until they finish; new calls get a fresh adapter.
-    void adapter.close().catch(() => undefined);
+    const prefix = workspaceEntry(providerName, '');
+    for (const [entry, adapter] of this.adapters) {
+      if (entry !== providerName && !entry.startsWith(prefix)) continue;
+      this.adapters.delete(entry);
+      this.recent.delete(entry);
+      // In-flight calls keep their pool until they finish; new calls get a fresh adapter.
+      void adapter.close().catch(() => undefined);
+    }
   }
 
   /** Number of cached adapters (diagnostics and tests). */
@@ -93,6 +127,7 @@ export class Registry implements ProviderRegistry {
     this.closed = true;
     const all = [...this.adapters.values()];
     this.adapters.clear();
+    this.recent.clear();
     await Promise.all(all.map((a) => a.close().catch(() => undefined)));
   }
 }

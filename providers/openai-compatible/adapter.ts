@@ -3,12 +3,15 @@ import { isGatewayError, type ChatCompletion, type ChatCompletionChunk, type Pro
 import type { ProviderCheckStatus, ProviderSettings, UpstreamCall, Usage } from '../../kernel/index.js';
 import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } from './transform.js';
 import { SseDecoder } from './sse.js';
+import type { VendorQuirks } from './quirks.js';
 import { fromVendorError, interrupted, parseVendorError, transportFailure, unavailable, type ErrorContext, type Failure } from './errors.js';
 
 /** Settings plus the pool size the providers plugin passes along (not part of the kernel contract). */
 export interface AdapterSettings extends ProviderSettings {
   /** Keep-alive connections to this provider (default 128). */
   connections?: number;
+  /** A built-in vendor's fixes to the Chat Completions steps (providers/openai-compatible/quirks.ts). */
+  quirks?: VendorQuirks;
 }
 
 type Body = Dispatcher.ResponseData['body'];
@@ -97,6 +100,14 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     return h;
   }
 
+  private body(call: Pick<UpstreamCall, 'model' | 'request'>): Record<string, unknown> {
+    return this.settings.quirks?.request ? this.settings.quirks.request(call) : toVendorRequest(call);
+  }
+
+  private vendorError(status: number, headers: Dispatcher.ResponseData['headers'], body: unknown, ctx: ErrorContext): ReturnType<typeof fromVendorError> {
+    return this.settings.quirks?.error ? this.settings.quirks.error(status, headers, body, ctx) : fromVendorError(status, headers, body, ctx);
+  }
+
   private post(body: unknown, stream: boolean, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
     if (!this.pool) throw new Error('invalid provider address');
     return this.pool.request({
@@ -120,21 +131,21 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     const deadline = new Deadline();
     deadline.arm(this.settings.timeouts.firstByteMs, 'timeout');
     try {
-      const body = toVendorRequest({ model: call.model, request: { ...call.request, stream: false } });
+      const body = this.body({ model: call.model, request: { ...call.request, stream: false } });
       const res = await this.post(body, false, AbortSignal.any([call.signal, deadline.signal]));
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       const text = await readText(res.body, ok ? replyLimit : errorLimit);
-      if (!ok) throw fromVendorError(res.statusCode, res.headers, text, ctx);
+      if (!ok) throw this.vendorError(res.statusCode, res.headers, text, ctx);
       let json: unknown;
       try {
         json = JSON.parse(text);
       } catch {
         throw unavailable(ctx, 'malformed');
       }
-      const reply = fromVendorReply(json);
+      const reply = this.settings.quirks?.reply ? this.settings.quirks.reply(json) : fromVendorReply(json);
       if (reply) return reply;
       const e = parseVendorError(json);
-      throw e.message ? fromVendorError(e.status ?? 502, res.headers, json, ctx) : unavailable(ctx, 'malformed');
+      throw e.message ? this.vendorError(e.status ?? 502, res.headers, json, ctx) : unavailable(ctx, 'malformed');
     } catch (err) {
       throw isGatewayError(err) ? err : this.failure(err, call, deadline, ctx, false);
     } finally {
@@ -148,11 +159,11 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     deadline.arm(this.settings.timeouts.firstByteMs, 'timeout');
     let res: Dispatcher.ResponseData;
     try {
-      const body = toVendorRequest({ model: call.model, request: { ...call.request, stream: true } });
+      const body = this.body({ model: call.model, request: { ...call.request, stream: true } });
       res = await this.post(body, true, AbortSignal.any([call.signal, deadline.signal]));
       if (res.statusCode < 200 || res.statusCode >= 300) {
         const text = await readText(res.body, errorLimit);
-        throw fromVendorError(res.statusCode, res.headers, text, ctx);
+        throw this.vendorError(res.statusCode, res.headers, text, ctx);
       }
     } catch (err) {
       deadline.clear();
@@ -186,14 +197,20 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       if (item.kind === 'done') done = true;
       else if (item.kind === 'malformed') throw started ? interrupted(ctx, 'malformed', usage) : unavailable(ctx, 'malformed');
       else if (item.kind === 'error') {
-        throw started ? interrupted(ctx, 'error_event', usage) : fromVendorError(parseVendorError(item.body).status ?? 502, {}, item.body, ctx);
+        throw started ? interrupted(ctx, 'error_event', usage) : this.vendorError(parseVendorError(item.body).status ?? 502, {}, item.body, ctx);
       } else return item.chunk;
       return undefined;
     };
     try {
+      const quirk = this.settings.quirks?.streamEvent;
+      const state: Record<string, unknown> = {};
+      const read = (ev: { event: string; data: string }): StreamItem[] => {
+        const item = quirk ? quirk(ev.event, ev.data, state) : readStreamEvent(ev.event, ev.data);
+        return item ? [item] : [];
+      };
       const events = async function* (): AsyncGenerator<StreamItem> {
-        for await (const buf of body as AsyncIterable<Buffer>) for (const ev of sse.push(buf)) yield readStreamEvent(ev.event, ev.data);
-        for (const ev of sse.end()) yield readStreamEvent(ev.event, ev.data);
+        for await (const buf of body as AsyncIterable<Buffer>) for (const ev of sse.push(buf)) yield* read(ev);
+        for (const ev of sse.end()) yield* read(ev);
       };
       for await (const item of events()) {
         if (done) continue; // drain to EOF after [DONE] so the keep-alive connection is reused
@@ -219,12 +236,14 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     const deadline = new Deadline();
     deadline.arm(this.settings.timeouts.connectMs + this.settings.timeouts.firstByteMs, 'timeout');
     try {
+      const check = this.settings.quirks?.check;
       const res = await this.pool.request({
-        path: `${this.base}/models`,
+        path: `${this.base}${check?.path ?? '/models'}`,
         method: 'GET',
         headers: this.headers('application/json', false),
         signal: AbortSignal.any([signal, deadline.signal]),
       });
+      if (check?.refused) return check.refused(res.statusCode, await readText(res.body, errorLimit)) ? 'key_refused' : 'connected';
       await res.body.dump({ limit: errorLimit }).catch(() => undefined);
       // Any HTTP answer proves something listens at the address (SPEC "Provider check result").
       return res.statusCode === 401 || res.statusCode === 403 ? 'key_refused' : 'connected';

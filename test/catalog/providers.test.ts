@@ -7,7 +7,7 @@ import { startCatalog, type CatalogService } from './support/setup.js';
 import { ModelsUpstream, closedAddress } from './support/upstream.js';
 
 type Err = { error: { message: string; type: string; param: string | null; code: string } };
-type ProviderBody = { name: string; vendor: string; address: string; has_key: boolean; check: string; checked_at: string | null };
+type ProviderBody = { name: string; vendor: string; address: string; has_key: boolean; built_in: boolean; check: string; checked_at: string | null };
 
 const test = suite(`catalog providers (${shape})`);
 let backing: Backing;
@@ -51,7 +51,8 @@ test('add: 201, saved and checked (connected), trailing slash dropped, vendor op
   const got = await admin.call<ProviderBody>('GET', '/providers/local');
   assert.equal(got.body, r.body);
   const list = await admin.call<{ data: ProviderBody[] }>('GET', '/providers');
-  assert.equal(list.body.data.map((p) => p.name), ['local']);
+  // Built-in providers (the openai vendor folder) are listed too, marked built_in.
+  assert.equal(list.body.data.filter((p) => !p.built_in).map((p) => p.name), ['local']);
   const p = svc.service.get(CatalogToken).provider('local');
   assert.equal({ name: p?.name, vendor: p?.vendor, address: p?.address, builtIn: p?.builtIn, hasKey: p?.hasKey, check: p?.check }, {
     name: 'local', vendor: 'openai-compatible', address: upstream.address, builtIn: false, hasKey: false, check: 'connected',
@@ -78,7 +79,7 @@ test('name rules: pattern, reserved built-in names, unique (400 invalid_request,
   for (const name of ['Local', 'my_server', '-x', 'x-', 'a--b', 'with space', '', 'ü']) {
     isError(await admin.call('POST', '/providers', { name, address: upstream.address }), 400, 'invalid_request', 'name');
   }
-  for (const name of ['openai', 'anthropic', 'google', 'mistral', 'groq', 'deepseek', 'xai', 'cohere']) {
+  for (const name of ['openai', 'anthropic', 'google', 'mistral', 'groq', 'deepseek', 'xai', 'openrouter']) {
     const r = await admin.call<Err>('POST', '/providers', { name, address: upstream.address });
     isError(r, 400, 'invalid_request', 'name');
     assert.match(r.body.error.message, /built-in/);
