@@ -11,4 +11,4 @@ export {
   type UpstreamInterrupted,
 } from './failures.js';
 export { NativeAdapter, malformedInARow, type NativeWire, type NativeSettings, type WireRequest, type StreamStep, type StreamTranslator } from './native-adapter.js';
-export { dataUrl, fileAsText, plainText, splitInstructions, argumentsObject, usageOf, completion, chunk, argumentsDelta, usageChunk, ChunkWriter, count, type FinishReason, type ReplyHead } from './translate.js';
+export { dataUrl, fileAsText, plainText, splitInstructions, argumentsObject, usageOf, oneChoiceCompletion, oneChoiceChunk, argumentsDelta, usageChunk, ChunkWriter, vendorCount, type FinishReason, type ReplyHead } from './translate.js';

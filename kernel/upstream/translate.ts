@@ -62,7 +62,7 @@ export function usageOf(prompt: number, completion: number, cached?: number, rea
 }
 
 /** A whole reply with one choice; `refusal` and `logprobs` filled as the schema requires. */
-export function completion(head: ReplyHead, content: string | null, calls: ToolCall[], finish: FinishReason, usage: Usage | undefined): ChatCompletion {
+export function oneChoiceCompletion(head: ReplyHead, content: string | null, calls: ToolCall[], finish: FinishReason, usage: Usage | undefined): ChatCompletion {
   const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content, refusal: null };
   if (calls.length > 0) message.tool_calls = calls;
   const out: ChatCompletion = { id: head.id, object: 'chat.completion', created: head.created, model: head.model, choices: [{ index: 0, message, finish_reason: finish, logprobs: null }] };
@@ -73,7 +73,7 @@ export function completion(head: ReplyHead, content: string | null, calls: ToolC
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 
 /** One chunk of choice 0. */
-export function chunk(head: ReplyHead, delta: Delta, finish: FinishReason = null): ChatCompletionChunk {
+export function oneChoiceChunk(head: ReplyHead, delta: Delta, finish: FinishReason = null): ChatCompletionChunk {
   return { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] };
 }
 
@@ -91,7 +91,7 @@ export function usageChunk(head: ReplyHead, usage: Usage): ChatCompletionChunk {
 }
 
 /** A non-negative integer from a vendor count (absent or odd values count as 0). */
-export const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.round(v)) : 0);
+export const vendorCount = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.round(v)) : 0);
 
 /**
  * Builds one stream's chunks: the first one carries `role: 'assistant'`, as OpenAI sends it, and
@@ -105,9 +105,9 @@ export class ChunkWriter {
   private roleSent = false;
 
   delta(d: Delta, finish: FinishReason = null): ChatCompletionChunk {
-    if (this.roleSent) return chunk(this.head, d, finish);
+    if (this.roleSent) return oneChoiceChunk(this.head, d, finish);
     this.roleSent = true;
-    return chunk(this.head, { role: 'assistant', ...d }, finish);
+    return oneChoiceChunk(this.head, { role: 'assistant', ...d }, finish);
   }
 
   usage(usage: Usage): ChatCompletionChunk {

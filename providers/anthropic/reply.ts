@@ -1,4 +1,4 @@
-import { completion, count, usageOf, type ChatCompletion, type FinishReason, type ToolCall, type Usage } from '../../kernel/index.js';
+import { oneChoiceCompletion, vendorCount, usageOf, type ChatCompletion, type FinishReason, type ToolCall, type Usage } from '../../kernel/index.js';
 
 /** Anthropic Messages reply → Chat Completions (pure). */
 
@@ -34,8 +34,8 @@ export function finishOf(stop: unknown): FinishReason {
  */
 export function usageFrom(u: unknown): Usage | undefined {
   if (!isObject(u)) return undefined;
-  const cached = count(u.cache_read_input_tokens);
-  return usageOf(count(u.input_tokens) + cached + count(u.cache_creation_input_tokens), count(u.output_tokens), cached > 0 ? cached : undefined);
+  const cached = vendorCount(u.cache_read_input_tokens);
+  return usageOf(vendorCount(u.input_tokens) + cached + vendorCount(u.cache_creation_input_tokens), vendorCount(u.output_tokens), cached > 0 ? cached : undefined);
 }
 
 /** Reads a `tool_use` block's input as the JSON `arguments` string. */
@@ -53,5 +53,5 @@ export function fromAnthropicReply(json: unknown): ChatCompletion | undefined {
     .filter((b) => b.type === 'tool_use')
     .map((b) => ({ id: str(b.id) ?? '', type: 'function', function: { name: str(b.name) ?? '', arguments: argumentsText(b.input) } }));
   const head = { id: str(json.id) ?? '', model: str(json.model) ?? '', created: Math.floor(Date.now() / 1000) };
-  return completion(head, text === '' && calls.length > 0 ? null : text, calls, finishOf(json.stop_reason), usageFrom(json.usage));
+  return oneChoiceCompletion(head, text === '' && calls.length > 0 ? null : text, calls, finishOf(json.stop_reason), usageFrom(json.usage));
 }

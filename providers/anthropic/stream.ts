@@ -1,4 +1,4 @@
-import { argumentsDelta, ChunkWriter, count, usageOf, type StreamStep, type StreamTranslator, type Usage } from '../../kernel/index.js';
+import { argumentsDelta, ChunkWriter, vendorCount, usageOf, type StreamStep, type StreamTranslator, type Usage } from '../../kernel/index.js';
 import { argumentsText, finishOf, isObject, str, usageFrom } from './reply.js';
 import { statusOfType } from './errors.js';
 
@@ -43,7 +43,7 @@ export class AnthropicStream implements StreamTranslator {
       const b = ev.content_block;
       if (b.type === 'tool_use') {
         const index = this.tools.size;
-        this.tools.set(count(ev.index), index);
+        this.tools.set(vendorCount(ev.index), index);
         const first = { index, id: str(b.id) ?? '', type: 'function' as const, function: { name: str(b.name) ?? '', arguments: '' } };
         // A prefilled input (rare) arrives whole here instead of as deltas.
         if (isObject(b.input) && Object.keys(b.input).length > 0) first.function.arguments = argumentsText(b.input);
@@ -55,7 +55,7 @@ export class AnthropicStream implements StreamTranslator {
     if (type === 'content_block_delta' && isObject(ev.delta)) {
       const d = ev.delta;
       if (d.type === 'text_delta' && typeof d.text === 'string') return { chunks: d.text === '' ? [] : [this.out.delta({ content: d.text })] };
-      const tool = this.tools.get(count(ev.index));
+      const tool = this.tools.get(vendorCount(ev.index));
       if (d.type === 'input_json_delta' && tool !== undefined && str(d.partial_json)) {
         return { chunks: [this.out.delta({ tool_calls: [argumentsDelta(tool, str(d.partial_json)!)] })] };
       }

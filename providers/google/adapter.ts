@@ -24,7 +24,7 @@ export function geminiWire(settings: NativeSettings): NativeWire {
     models: () => ({ path: '/models', headers: headers('application/json') }),
     keyRefused,
     error: geminiError,
-    reply: (json) => fromGeminiReply(json),
+    reply: (json, ctx) => fromGeminiReply(json, ctx),
     translator: () => new GeminiStream(),
   };
 }

@@ -1,4 +1,5 @@
-import { completion, count, usageOf, type ChatCompletion, type FinishReason, type ToolCall, type Usage } from '../../kernel/index.js';
+import { oneChoiceCompletion, vendorCount, usageOf, type ChatCompletion, type FinishReason, type ToolCall, type UpstreamErrorContext, type Usage } from '../../kernel/index.js';
+import { geminiError } from './errors.js';
 import { toolCallId } from './tool-ids.js';
 
 /** Gemini `GenerateContentResponse` → Chat Completions (pure); shared by whole replies and stream chunks. */
@@ -27,9 +28,9 @@ export function finishOf(reason: unknown, hasCalls: boolean): FinishReason {
  */
 export function usageFrom(u: unknown): Usage | undefined {
   if (!isObject(u)) return undefined;
-  const cached = count(u.cachedContentTokenCount);
-  const thoughts = count(u.thoughtsTokenCount);
-  return usageOf(count(u.promptTokenCount) + count(u.toolUsePromptTokenCount), count(u.candidatesTokenCount) + thoughts, cached > 0 ? cached : undefined, thoughts > 0 ? thoughts : undefined);
+  const cached = vendorCount(u.cachedContentTokenCount);
+  const thoughts = vendorCount(u.thoughtsTokenCount);
+  return usageOf(vendorCount(u.promptTokenCount) + vendorCount(u.toolUsePromptTokenCount), vendorCount(u.candidatesTokenCount) + thoughts, cached > 0 ? cached : undefined, thoughts > 0 ? thoughts : undefined);
 }
 
 /** What one response (a whole reply or one stream chunk) holds for choice 0. */
@@ -61,11 +62,19 @@ export function readPiece(json: unknown): GeminiPiece | undefined {
   return { id: str(json.responseId) ?? '', model: str(json.modelVersion) ?? '', text, calls, finish: blocked ? 'BLOCKED' : str(candidate?.finishReason), usage: usageFrom(json.usageMetadata) };
 }
 
-/** A whole reply as a ChatCompletion, or undefined when the JSON is not one. */
-export function fromGeminiReply(json: unknown): ChatCompletion | undefined {
+/**
+ * Older Gemini models answer a replayed tool call that lacks its signature with HTTP 200 and this
+ * finish reason instead of the 400 newer ones send; both are the same refusal.
+ */
+export const missingSignature = 'MISSING_THOUGHT_SIGNATURE';
+export const missingSignatureBody = { error: { code: 400, message: `Function call is missing a thought_signature (finishReason ${missingSignature}).`, status: 'INVALID_ARGUMENT' } };
+
+/** A whole reply as a ChatCompletion, undefined when the JSON is not one; throws the signature refusal. */
+export function fromGeminiReply(json: unknown, ctx?: UpstreamErrorContext): ChatCompletion | undefined {
   const piece = readPiece(json);
   if (!piece) return undefined;
+  if (piece.finish === missingSignature && ctx) throw geminiError(400, {}, missingSignatureBody, ctx);
   const finish = piece.finish === 'BLOCKED' ? 'content_filter' : finishOf(piece.finish, piece.calls.length > 0);
   const head = { id: piece.id, model: piece.model, created: Math.floor(Date.now() / 1000) };
-  return completion(head, piece.text === '' && piece.calls.length > 0 ? null : piece.text, piece.calls, finish, piece.usage);
+  return oneChoiceCompletion(head, piece.text === '' && piece.calls.length > 0 ? null : piece.text, piece.calls, finish, piece.usage);
 }

@@ -1,5 +1,5 @@
 import { ChunkWriter, usageOf, type ChatCompletionChunk, type StreamStep, type StreamTranslator, type Usage } from '../../kernel/index.js';
-import { finishOf, isObject, readPiece } from './reply.js';
+import { finishOf, isObject, missingSignature, missingSignatureBody, readPiece } from './reply.js';
 
 /**
  * Gemini `streamGenerateContent?alt=sse` events → Chat Completions chunks (pure, one per stream).
@@ -36,6 +36,7 @@ export class GeminiStream implements StreamTranslator {
       out.push(w.delta({ tool_calls }));
     }
     if (piece.finish === undefined) return { chunks: out, usage: this.usage };
+    if (piece.finish === missingSignature) return { chunks: out, error: { status: 400, body: missingSignatureBody } };
     const finish = piece.finish === 'BLOCKED' ? 'content_filter' : finishOf(piece.finish, this.calls > 0);
     const usage = this.usage ?? usageOf(0, 0);
     out.push(w.delta({}, finish), w.usage(usage));

@@ -154,6 +154,14 @@ test('stream rules: EOF before a finishReason, idle, mid-stream error object, on
   await rejectsWith(stream(), 'upstream_unavailable');
 });
 
+test("an older model's 200 with finishReason MISSING_THOUGHT_SIGNATURE is the same clear refusal as the 400", async () => {
+  mock.enqueue({ text: [], finishReason: 'MISSING_THOUGHT_SIGNATURE' });
+  const whole = await rejectsWith(adapter().complete(testCall(model)), 'provider_rejected_request');
+  assert.match(whole.message, /tool_call id it returned, unchanged/);
+  mock.enqueue({ text: [], finishReason: 'MISSING_THOUGHT_SIGNATURE' });
+  await rejectsWith(stream(), 'provider_rejected_request');
+});
+
 test('check(): GET /v1beta/models; the 400 API_KEY_INVALID is key_refused; abort reaches the upstream', async () => {
   assert.is(await adapter().check(AbortSignal.timeout(2000)), 'connected');
   assert.is(mock.requests[0]?.path, '/v1beta/models');
