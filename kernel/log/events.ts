@@ -19,6 +19,8 @@ export interface LogEvents {
   'health.dependency_down': { component: string; error_code: string };
   'health.dependency_up': { component: string };
   'request.failed': { request_id: string; status: number; code: string };
+  /** A running request ended with 403 access_revoked; the key's id and visible prefix, never the key. */
+  'request.access_revoked': { request_id: string; principal: 'key' | 'session'; key_id: string | null; key_prefix: string | null; reason: string };
   'plugin.order': { plugins: readonly string[] };
   'plugin.hook_failed': { plugin: string; phase: string; request_id: string };
   'store.migrated': { applied: readonly string[]; dialect: string };

@@ -70,8 +70,12 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
   const onExpired = (): void => upstream.abort();
   deps.lifecycle.expired.addEventListener('abort', onExpired, { once: true });
   if (deps.lifecycle.expired.aborted) upstream.abort();
+  // Issue 18: the service stopped the request (access revoked): cut the upstream call with its reason.
+  const onStopped = (): void => upstream.abort(ctx.stopped.reason);
+  ctx.stopped.addEventListener('abort', onStopped, { once: true });
   try {
     for (let i = 0; i < chain.length; i++) {
+      if (ctx.stopped.aborted) throw stopReason(ctx); // nothing more goes upstream, between fallbacks too
       const model = chain[i]!;
       const requested = state.chat!.maxTokens;
       if (requested !== undefined && requested > model.outputLimit) continue;
@@ -85,6 +89,7 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
         else await wholeReply(ctx, adapter, call);
         return;
       } catch (err) {
+        if (ctx.stopped.aborted && !ctx.res.headersSent) throw stopReason(ctx);
         if (deps.lifecycle.expired.aborted && !ctx.res.headersSent) return refuseShuttingDown(ctx);
         const g = toGatewayError(err);
         if (ctx.res.headersSent || !fallbackCodes.has(g.code) || i === chain.length - 1 || ctx.signal.aborted) throw g;
@@ -95,7 +100,13 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
   } finally {
     ctx.signal.removeEventListener('abort', onClientGone);
     deps.lifecycle.expired.removeEventListener('abort', onExpired);
+    ctx.stopped.removeEventListener('abort', onStopped);
   }
+}
+
+/** The GatewayError the service stopped the request with (RequestContext.stopped). */
+function stopReason(ctx: RequestContext): GatewayError {
+  return toGatewayError(ctx.stopped.reason);
 }
 
 /**
@@ -157,7 +168,11 @@ async function streamReply(ctx: RequestContext, adapter: ProviderAdapter, call: 
     }
     writer.done();
   } catch (err) {
-    if (lifecycle.expired.aborted) {
+    if (ctx.stopped.aborted) {
+      const g = stopReason(ctx);
+      outcome.errorCode = g.code;
+      writer.error(g);
+    } else if (lifecycle.expired.aborted) {
       outcome.errorCode = 'server_shutting_down';
       writer.error(new GatewayError('server_shutting_down', 'The service is restarting; the reply was cut short. Retry the request.'));
     } else if (!outcome.clientClosed) {

@@ -4,6 +4,7 @@ import { migrations } from './migrations.js';
 import { changeChannel, emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
 import { LastUsed } from './last-used.js';
 import { Resolver } from './resolver.js';
+import { RunningRequests } from './running.js';
 import { bootstrapFromEnv, createAdminCommand } from './bootstrap.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { personRoutes } from './routes/persons.js';
@@ -33,14 +34,18 @@ export default definePlugin({
   commands: [createAdminCommand(depsOf)],
   register(ctx) {
     const store = ctx.use(StoreToken);
+    const inFlight = new RunningRequests(ctx.log);
     const sync = new SnapshotSync<Snapshot>({
       channel: changeChannel,
       initial: emptySnapshot(),
       load: () => loadSnapshot(store, Date.now()),
       cache: ctx.use(CacheToken),
       intervalMs: ctx.config.reloadIntervalMs,
-      onLoaded: (snap, ms) =>
-        ctx.log.debug('identity.snapshot_loaded', { persons: snap.persons.size, keys: snap.keysByHash.size, sessions: snap.sessionsByHash.size, duration_ms: ms }),
+      onLoaded: (snap, ms) => {
+        ctx.log.debug('identity.snapshot_loaded', { persons: snap.persons.size, keys: snap.keysByHash.size, sessions: snap.sessionsByHash.size, duration_ms: ms });
+        // Revocation takes effect mid-request too (issue 18): on every replica, as soon as it loads the change.
+        inFlight.recheck(snap);
+      },
       onError: (err) => ctx.log.warn('identity.snapshot_failed', { error_code: (err as { code?: string }).code ?? 'error' }),
     });
     const lastUsed = new LastUsed(store, ctx.log, ctx.config.lastUsedFlushMs);
@@ -48,6 +53,10 @@ export default definePlugin({
     const d: Deps = { store, sync, lastUsed, resolver, config: ctx.config, log: ctx.log, admin: ctx.use(AdminApiToken) };
     running.set(ctx.container, d);
     ctx.provide(IdentityToken, resolver);
+    // The principal is set by the authenticate phase (chat-api runs after this plugin), so running
+    // requests are noted at the start of validate, before anything can be sent upstream.
+    ctx.hook('validate', (rc) => inFlight.track(rc, sync.current));
+    ctx.hook('settle', (rc) => inFlight.forget(rc));
     sessionRoutes(d);
     personRoutes(d);
     workspaceRoutes(d);

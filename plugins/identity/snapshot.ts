@@ -19,6 +19,8 @@ export interface SnapKey {
   id: string;
   workspaceId: string;
   personId: string;
+  /** The visible part (`svc_` and four characters) that key lists show; safe to log. */
+  prefix: string;
 }
 
 export interface SnapSession {
@@ -58,7 +60,7 @@ export async function loadSnapshot(store: Store, now: number): Promise<Snapshot>
   const [persons, memberships, keys, sessions] = await Promise.all([
     store.execute<Row>('select id, instance_admin, status from identity_persons'),
     store.execute<Row>('select workspace_id, person_id, role, status from identity_memberships'),
-    store.execute<Row>('select id, workspace_id, person_id, key_hash from identity_api_keys where revoked_at is null'),
+    store.execute<Row>('select id, workspace_id, person_id, key_hash, prefix from identity_api_keys where revoked_at is null'),
     store.execute<Row>('select id, person_id, token_hash, expires_at from identity_sessions where expires_at > ?', [now]),
   ]);
   const snap = emptySnapshot();
@@ -73,7 +75,7 @@ export async function loadSnapshot(store: Store, now: number): Promise<Snapshot>
     mine.set(String(r.workspace_id), { workspaceId: String(r.workspace_id), role: r.role as Role, status: r.status as Status });
   }
   for (const r of keys) {
-    const key = { id: String(r.id), workspaceId: String(r.workspace_id), personId: String(r.person_id) };
+    const key = { id: String(r.id), workspaceId: String(r.workspace_id), personId: String(r.person_id), prefix: String(r.prefix) };
     snap.keysByHash.set(String(r.key_hash), key);
     snap.keysById.set(key.id, key);
   }
