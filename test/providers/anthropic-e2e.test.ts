@@ -76,12 +76,15 @@ test('a full tool round trip: tool_use → tool_calls with its id, the result go
   assert.is(s.finish, 'tool_calls');
 });
 
-test('an image and a PDF reach Anthropic as native base64 image and document blocks', async () => {
+test('an image and a PDF reach Anthropic as native base64 image and document blocks, a text file as its text', async () => {
+  const notes = { type: 'file' as const, file: { filename: 'notes.txt', file_data: `data:text/plain;base64,${Buffer.from('Meeting at noon.').toString('base64')}` } };
   await n.client.chat.completions.create({
     model,
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe both.' }, { type: 'image_url', image_url: { url: pngUrl() } }, { type: 'file', file: { filename: 'one.pdf', file_data: pdfUrl() } }] }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe both.' }, { type: 'image_url', image_url: { url: pngUrl() } }, { type: 'file', file: { filename: 'one.pdf', file_data: pdfUrl() } }, notes] }],
   });
-  const [text, image, document] = sent().body.messages[0].content;
+  const [text, image, document, file] = sent().body.messages[0].content;
+  assert.is(file.type, 'text');
+  assert.match(file.text, /notes\.txt[\s\S]*Meeting at noon\./);
   assert.equal(text, { type: 'text', text: 'Describe both.' });
   assert.equal(image, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: pngUrl().split(',')[1] } });
   assert.equal(document, { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdfUrl().split(',')[1] } });

@@ -86,12 +86,15 @@ test('a full parallel tool round trip: made-up ids with the thought signature, r
   assert.match(s.calls[0]!.id, /^call_svc/);
 });
 
-test('an image and a PDF reach Gemini as inlineData parts', async () => {
+test('an image and a PDF reach Gemini as inlineData parts, a text file as its text', async () => {
+  const notes = { type: 'file' as const, file: { filename: 'notes.txt', file_data: `data:text/plain;base64,${Buffer.from('Meeting at noon.').toString('base64')}` } };
   await n.client.chat.completions.create({
     model,
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe both.' }, { type: 'image_url', image_url: { url: pngUrl() } }, { type: 'file', file: { filename: 'one.pdf', file_data: pdfUrl() } }] }],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe both.' }, { type: 'image_url', image_url: { url: pngUrl() } }, { type: 'file', file: { filename: 'one.pdf', file_data: pdfUrl() } }, notes] }],
   });
-  assert.equal(sent().body.contents[0].parts, [
+  const parts = sent().body.contents[0].parts;
+  assert.match(parts.at(-1).text, /notes\.txt[\s\S]*Meeting at noon\./);
+  assert.equal(parts.slice(0, 3), [
     { text: 'Describe both.' },
     { inlineData: { mimeType: 'image/png', data: pngUrl().split(',')[1] } },
     { inlineData: { mimeType: 'application/pdf', data: pdfUrl().split(',')[1] } },
