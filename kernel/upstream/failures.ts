@@ -35,7 +35,43 @@ const failureText: Record<UpstreamFailure, string> = {
  * throw upstreamUnavailable(ctx, 'timeout'); // 502 upstream_unavailable, svc { provider }
  */
 export function upstreamUnavailable(ctx: UpstreamErrorContext, why: UpstreamFailure): GatewayError {
-  return new GatewayError('upstream_unavailable', `Provider ${ctx.provider} ${failureText[why]}.`, { details: { provider: ctx.provider } });
+  return withHints(new GatewayError('upstream_unavailable', `Provider ${ctx.provider} ${failureText[why]}.`, { details: { provider: ctx.provider } }), true);
+}
+
+/**
+ * Sets the retry hints the dispatcher reads from a GatewayError (providers/README.md "Retry
+ * hints"): whether another attempt on the same model may succeed, and the vendor's requested wait.
+ */
+export function withHints<E extends GatewayError>(err: E, transient: boolean, retryAfterMs?: number): E & { transient: boolean; retryAfterMs?: number } {
+  return Object.assign(err, retryAfterMs === undefined ? { transient } : { transient, retryAfterMs });
+}
+
+/**
+ * A vendor's HTTP answer that another attempt may fix or not: 408, 409 and 5xx are transient, a
+ * 404 on the endpoint (a wrong address) is not. 502 upstream_unavailable, svc { provider }.
+ *
+ * @example
+ * throw vendorUnavailable(ctx, 529);
+ */
+export function vendorUnavailable(ctx: UpstreamErrorContext, status: number): GatewayError {
+  const err = new GatewayError('upstream_unavailable', `Provider ${ctx.provider} is unavailable (HTTP ${status}).`, { details: { provider: ctx.provider } });
+  return withHints(err, status !== 404);
+}
+
+/**
+ * A vendor's rate-limit refusal: 502 upstream_unavailable with `rate_limited` and the wait in
+ * `svc`, the Retry-After / retry-after-ms headers (they reach the client when no other attempt
+ * answers), and the wait as a retry hint.
+ *
+ * @example
+ * throw rateLimited(ctx, rateLimitWait(headers)); // svc { provider, rate_limited: true, retry_after_seconds }
+ */
+export function rateLimited(ctx: UpstreamErrorContext, seconds: number): GatewayError {
+  const err = new GatewayError('upstream_unavailable', `Provider ${ctx.provider} refused the request for its rate limit.`, {
+    details: { provider: ctx.provider, rate_limited: true, retry_after_seconds: seconds },
+    headers: { 'retry-after': String(seconds), 'retry-after-ms': String(seconds * 1000) },
+  });
+  return withHints(err, true, seconds * 1000);
 }
 
 /** A stream error after its first chunk, with the usage the vendor had reported so far. */

@@ -65,9 +65,9 @@ export interface UpstreamEndpoint {
 }
 
 /**
- * The keep-alive pool for one provider. `connectMs` bounds connecting and `firstByteMs` the wait
- * for headers; the body timeout is only a backstop (the call's own CallDeadline applies
- * firstByteMs to the first event and idleMs after it). An invalid address never throws here.
+ * The keep-alive pool for one provider. `connectMs` bounds connecting; undici's own header and
+ * body timeouts are off, because every call carries a CallDeadline with its own (possibly
+ * per-model) limits, which a pool-wide timeout would cut short. An invalid address never throws here.
  *
  * @example
  * const { pool, base } = upstreamEndpoint(settings, 128);
@@ -77,7 +77,7 @@ export function upstreamEndpoint(settings: ProviderSettings, connections = 128):
   const url = parsed?.protocol === 'http:' || parsed?.protocol === 'https:' ? parsed : undefined;
   const t = settings.timeouts;
   const pool = url
-    ? new Pool(url.origin, { connections, connectTimeout: t.connectMs, headersTimeout: t.firstByteMs, bodyTimeout: Math.max(t.idleMs, t.firstByteMs) })
+    ? new Pool(url.origin, { connections, connectTimeout: t.connectMs, headersTimeout: 0, bodyTimeout: 0 })
     : undefined;
   return { url, pool, base: (url?.pathname ?? '').replace(/\/+$/, '') };
 }

@@ -2,6 +2,9 @@ export { CallDeadline, readUpstreamText, upstreamEndpoint, closeUpstream, starte
 export { serverSentEvents, type ServerSentEvent } from './sse.js';
 export {
   upstreamUnavailable,
+  vendorUnavailable,
+  rateLimited,
+  withHints,
   streamInterrupted,
   transportFailureOf,
   scrubVendorText,

@@ -1,7 +1,7 @@
 import { isGatewayError, type GatewayError } from '../errors/index.js';
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../contracts/chat.js';
 import type { ProviderCheckStatus } from '../contracts/catalog.js';
-import type { ProviderAdapter, ProviderSettings, UpstreamCall } from '../contracts/provider.js';
+import type { ProviderAdapter, ProviderSettings, UpstreamCall, UpstreamTimeouts } from '../contracts/provider.js';
 import { CallDeadline, closeUpstream, readUpstreamText, startedWithFirst, upstreamEndpoint, type UpstreamBody, type UpstreamEndpoint } from './http.js';
 import { streamInterrupted, transportFailureOf, upstreamUnavailable, type UpstreamErrorContext, type UpstreamFailure } from './failures.js';
 import { serverSentEvents } from './sse.js';
@@ -56,6 +56,22 @@ export interface NativeWire {
 
 /** Settings plus the pool size the providers plugin passes along. */
 export type NativeSettings = ProviderSettings & { connections?: number };
+
+/**
+ * The deadlines of one call: the provider's, overridden by the call's own (its model's). Later
+ * stages default to firstByteMs. `firstTokenMs`, `totalMs`, `call.deadlines` and
+ * `call.onMalformed` are read as optional fields (providers/README.md "Deadlines", "Stream rules").
+ */
+interface CallOptions {
+  deadlines?: Partial<UpstreamTimeouts & { firstTokenMs: number; totalMs: number }>;
+  onMalformed?: () => void;
+}
+
+function deadlinesOf(settings: ProviderSettings, call: UpstreamCall) {
+  const t: Partial<UpstreamTimeouts & { firstTokenMs: number; totalMs: number }> = { ...settings.timeouts, ...(call as UpstreamCall & CallOptions).deadlines };
+  const firstByteMs = t.firstByteMs ?? settings.timeouts.firstByteMs;
+  return { firstByteMs, firstTokenMs: t.firstTokenMs ?? firstByteMs, idleMs: t.idleMs ?? settings.timeouts.idleMs, totalMs: t.totalMs ?? firstByteMs };
+}
 
 /** Unreadable events in a row that end a stream; a single one is skipped. */
 export const malformedInARow = 3;
@@ -114,7 +130,7 @@ export class NativeAdapter implements ProviderAdapter {
   async complete(call: UpstreamCall): Promise<ChatCompletion> {
     const ctx = this.context(call.model.upstreamId);
     const deadline = new CallDeadline();
-    deadline.arm(this.settings.timeouts.firstByteMs, 'timeout');
+    deadline.arm(deadlinesOf(this.settings, call).totalMs, 'timeout');
     try {
       const res = await this.post(call, false, AbortSignal.any([call.signal, deadline.signal]), ctx);
       const text = await readUpstreamText(res.body, replyLimit);
@@ -136,8 +152,9 @@ export class NativeAdapter implements ProviderAdapter {
 
   async stream(call: UpstreamCall): Promise<AsyncIterable<ChatCompletionChunk>> {
     const ctx = this.context(call.model.upstreamId);
+    const limits = deadlinesOf(this.settings, call);
     const deadline = new CallDeadline();
-    deadline.arm(this.settings.timeouts.firstByteMs, 'timeout');
+    deadline.arm(limits.firstByteMs, 'timeout');
     let body: UpstreamBody;
     try {
       body = (await this.post(call, true, AbortSignal.any([call.signal, deadline.signal]), ctx)).body;
@@ -145,16 +162,20 @@ export class NativeAdapter implements ProviderAdapter {
       deadline.clear();
       throw this.failure(err, call, deadline, ctx, false);
     }
+    deadline.arm(limits.firstTokenMs, 'timeout');
     return startedWithFirst(this.read(body, call, deadline, ctx));
   }
 
   /**
    * The stream rules: a finish reason or the vendor's end marker makes the reply complete (EOF
    * after it is fine); EOF before either is an interruption; one unreadable event is skipped,
-   * `malformedInARow` in a row end the stream; any event (pings included) re-arms the idle timer.
+   * `malformedInARow` in a row end the stream. Until the first chunk firstTokenMs runs; after it
+   * any event (pings included) re-arms the idle timer.
    */
   private async *read(body: UpstreamBody, call: UpstreamCall, deadline: CallDeadline, ctx: UpstreamErrorContext): AsyncGenerator<ChatCompletionChunk, void, undefined> {
     const translator = this.wire.translator();
+    const { idleMs } = deadlinesOf(this.settings, call);
+    const onMalformed = (call as UpstreamCall & CallOptions).onMalformed;
     let started = false;
     let complete = false;
     let usage: Usage | undefined;
@@ -162,13 +183,15 @@ export class NativeAdapter implements ProviderAdapter {
     try {
       for await (const ev of serverSentEvents(body as AsyncIterable<Buffer>)) {
         if (complete) continue; // drain to EOF so the keep-alive connection is reused
-        deadline.arm(this.settings.timeouts.idleMs, 'idle');
+        if (started) deadline.arm(idleMs, 'idle');
         const step = translator.push(ev.event, ev.data);
         if (step.usage) usage = step.usage;
         badRun = step.malformed ? badRun + 1 : 0;
+        if (step.malformed) onMalformed?.();
         if (badRun >= malformedInARow) throw started ? streamInterrupted(ctx, 'malformed', usage) : upstreamUnavailable(ctx, 'malformed');
         if (step.error) throw started ? streamInterrupted(ctx, 'error_event', usage) : this.wire.error(step.error.status, {}, step.error.body, ctx);
         for (const chunk of step.chunks) {
+          if (!started) deadline.arm(idleMs, 'idle');
           started = true;
           yield chunk;
         }

@@ -1,4 +1,4 @@
-import { GatewayError, rateLimitWait, scrubVendorText, type UpstreamErrorContext } from '../../kernel/index.js';
+import { GatewayError, rateLimited, rateLimitWait, scrubVendorText, vendorUnavailable, type UpstreamErrorContext } from '../../kernel/index.js';
 
 /**
  * Anthropic error answers → the spec's codes (providers/README.md §3). Anthropic's body is
@@ -69,15 +69,11 @@ export function anthropicError(status: number, headers: Headers, body: unknown, 
       details: { provider: p, model },
     });
   }
-  if (type === 'rate_limit_error' || status === 429) {
-    return new GatewayError('upstream_unavailable', `Provider ${p} refused the request for its rate limit.`, {
-      details: { provider: p, rate_limited: true, retry_after_seconds: rateLimitWait(headers, undefined, message) },
-    });
-  }
-  if (status >= 400 && status < 500 && status !== 404 && status !== 408) {
+  if (type === 'rate_limit_error' || status === 429) return rateLimited(ctx, rateLimitWait(headers, undefined, message));
+  if (status >= 400 && status < 500 && status !== 404 && status !== 408 && status !== 409) {
     return new GatewayError('provider_rejected_request', `Provider ${p} refused the request${said}`);
   }
-  return new GatewayError('upstream_unavailable', `Provider ${p} is unavailable (HTTP ${status}).`, { details });
+  return vendorUnavailable(ctx, status);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { GatewayError, rateLimitWait, scrubVendorText, type UpstreamErrorContext } from '../../kernel/index.js';
+import { GatewayError, rateLimited, rateLimitWait, scrubVendorText, vendorUnavailable, type UpstreamErrorContext } from '../../kernel/index.js';
 
 /**
  * Gemini error answers → the spec's codes (providers/README.md §3). Gemini's body is Google's
@@ -64,11 +64,7 @@ export function geminiError(status: number, headers: Headers, body: unknown, ctx
   const p = ctx.provider;
   const said = e.message ? `: ${scrubVendorText(e.message, ctx)}` : '.';
   const details = { provider: p };
-  if (status === 429 || e.status === 'RESOURCE_EXHAUSTED') {
-    return new GatewayError('upstream_unavailable', `Provider ${p} refused the request for its rate limit.`, {
-      details: { provider: p, rate_limited: true, retry_after_seconds: rateLimitWait(headers, e.retryDelay, e.message) },
-    });
-  }
+  if (status === 429 || e.status === 'RESOURCE_EXHAUSTED') return rateLimited(ctx, rateLimitWait(headers, e.retryDelay, e.message));
   if (status >= 400 && status < 500 && billingText.test(e.message)) {
     return new GatewayError('provider_billing', `Provider ${p} refused the request because of its account's billing.`, { details });
   }
@@ -91,8 +87,8 @@ export function geminiError(status: number, headers: Headers, body: unknown, ctx
       details: { provider: p, model },
     });
   }
-  if (status >= 400 && status < 500 && status !== 404 && status !== 408) {
+  if (status >= 400 && status < 500 && status !== 404 && status !== 408 && status !== 409) {
     return new GatewayError('provider_rejected_request', `Provider ${p} refused the request${said}`);
   }
-  return new GatewayError('upstream_unavailable', `Provider ${p} is unavailable (HTTP ${status}).`, { details });
+  return vendorUnavailable(ctx, status);
 }
