@@ -11,7 +11,7 @@ export { errorTable, GatewayError, isGatewayError, toGatewayError, type ErrorCod
 export type { LogEvents, LogValue } from './log/events.js';
 export type { Logger } from './log/logger.js';
 export type { RouteContext, RouteHandler, HttpMethod } from './http/route.js';
-export { readBody, parseJson } from './http/body.js';
+export { BodyReader, parseJson, type BodyLimits } from './http/body.js';
 export { randomId } from './http/ids.js';
 export { sendJson, renderError, requestIdHeader } from './http/render.js';
 export { StoreToken, type Store, type Exec } from './store/orm.js';

@@ -2,7 +2,7 @@
 // Builds plugins/catalog/catalogue/models.json, the priced models of the eight built-in providers,
 // from LiteLLM's public price list (model_prices_and_context_window.json, MIT licence).
 //
-//   node scripts/build-price-catalogue.mjs [path/to/model_prices_and_context_window.json] [--as-of YYYY-MM-DD]
+//   node scripts/build-price-catalogue.mjs [path/to/model_prices_and_context_window.json] [--as-of YYYY-MM-DD] [--out file]
 //
 // Default input: ../shared/data/model_prices_and_context_window.json (relative to the repo). The
 // output is committed; the service never reads the source list at run time.
@@ -23,8 +23,9 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const asOfAt = args.indexOf('--as-of');
 const asOf = asOfAt >= 0 ? args.splice(asOfAt, 2)[1] : new Date().toISOString().slice(0, 10);
+const outAt = args.indexOf('--out');
+const out = outAt >= 0 ? resolve(args.splice(outAt, 2)[1]) : resolve(repo, 'plugins/catalog/catalogue/models.json');
 const source = resolve(args[0] ?? resolve(repo, '../../shared/data/model_prices_and_context_window.json'));
-const out = resolve(repo, 'plugins/catalog/catalogue/models.json');
 
 /** LiteLLM's provider label → the built-in provider name, and the key prefix to strip from ids. */
 const vendors = {

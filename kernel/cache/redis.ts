@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import type { AdjustLine, CachePort, ReserveLine, ReserveResult, Tracked } from './port.js';
+import { clusterPrefix, connect, parseRedisUrl, type RedisClient } from './redis-url.js';
 
 /** How long a call waits for a (re)connecting client before it fails closed. */
 const READY_WAIT_MS = 1000;
@@ -69,10 +70,10 @@ local m = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV
 if #m > 0 then redis.call('ZREM', KEYS[1], unpack(m)) end
 return m`;
 
-interface Scripted extends Redis {
+type Scripted = RedisClient & {
   svcApply(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
   svcPop(key: string, max: string, count: number): Promise<string[]>;
-}
+};
 
 /** Redis wants whole milliseconds; 0 or absent means no expiry (as in the memory cache). */
 const ms = (ttlMs?: number): number => (ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 0);
@@ -95,21 +96,25 @@ function integer(n: number, what: string): number {
 export class RedisCache implements CachePort {
   readonly kind = 'redis' as const;
   private readonly redis: Scripted;
-  private sub: Redis | undefined;
+  private sub: RedisClient | undefined;
   private readonly handlers = new Map<string, Set<(m: string) => void>>();
-  private readonly waits = new Map<Redis, Promise<void>>();
+  private readonly waits = new Map<RedisClient, Promise<void>>();
+  private readonly prefix: string;
   private lastError: Error | undefined;
   private closed = false;
 
-  /** Connects in the background; never throws or blocks. */
-  constructor(url: string, private readonly prefix: string) {
-    this.redis = this.watch(new Redis(url, OPTIONS)) as Scripted;
+  /** Connects in the background; never blocks (throws only for a malformed URL). */
+  constructor(url: string, prefix: string) {
+    const target = parseRedisUrl(url);
+    // On a Cluster all keys share one hash tag, so every multi-key script runs (redis-url.ts).
+    this.prefix = target.kind === 'cluster' ? clusterPrefix(prefix) : prefix;
+    this.redis = this.watch(connect(target, OPTIONS)) as Scripted;
     this.redis.defineCommand('svcApply', { lua: APPLY });
     this.redis.defineCommand('svcPop', { lua: POP, numberOfKeys: 1 });
   }
 
   /** An unhandled 'error' event would kill the process; keep the cause for the rejection message. */
-  private watch(c: Redis): Redis {
+  private watch<C extends RedisClient>(c: C): C {
     c.on('error', (err: Error) => {
       this.lastError = err;
     });
@@ -120,7 +125,7 @@ export class RedisCache implements CachePort {
    * Resolves once `c` is ready; rejects on its next connection error or after READY_WAIT_MS, so a
    * down Redis fails calls at once instead of queueing them. Concurrent callers share one wait.
    */
-  private up(c: Redis): Promise<void> {
+  private up(c: RedisClient): Promise<void> {
     if (c.status === 'ready') return Promise.resolve();
     if (this.closed) return Promise.reject(new Error('cache: closed'));
     let wait = this.waits.get(c);
@@ -250,10 +255,10 @@ export class RedisCache implements CachePort {
   }
 
   /** A subscribed connection cannot run other commands, so messages get their own, made on first use. */
-  private subscriber(): Redis {
+  private subscriber(): RedisClient {
     if (this.closed) throw new Error('cache: closed');
     if (!this.sub) {
-      this.sub = this.watch(this.redis.duplicate());
+      this.sub = this.watch((this.redis as { duplicate(): RedisClient }).duplicate());
       const sub = this.sub;
       sub.on('ready', () => {
         const channels = [...this.handlers.keys()];
@@ -275,7 +280,7 @@ export class RedisCache implements CachePort {
   }
 }
 
-async function shut(c: Redis): Promise<void> {
+async function shut(c: RedisClient): Promise<void> {
   // QUIT lets pending replies arrive; the unref'd timer caps the wait without holding the process open.
   if (c.status === 'ready') await Promise.race([c.quit().catch(() => undefined), sleep(1000, undefined, { ref: false })]);
   c.disconnect();

@@ -11,7 +11,7 @@ export class ConfigError extends Error {
 }
 
 /** Environment variables the kernel reads, and the config path each one sets. */
-export const kernelEnv: Record<string, { path: string[]; number?: boolean }> = {
+export const kernelEnv: Record<string, { path: string[]; number?: boolean; list?: boolean }> = {
   SVC_HOST: { path: ['server', 'host'] },
   SVC_PORT: { path: ['server', 'port'], number: true },
   SVC_LOG_LEVEL: { path: ['log', 'level'] },
@@ -19,6 +19,7 @@ export const kernelEnv: Record<string, { path: string[]; number?: boolean }> = {
   SVC_DATABASE_URL: { path: ['database', 'url'] },
   SVC_REDIS_URL: { path: ['cache', 'url'] },
   SVC_REDIS_PREFIX: { path: ['cache', 'prefix'] },
+  SVC_CORS_ORIGINS: { path: ['server', 'corsOrigins'], list: true },
 };
 
 type Json = Record<string, unknown>;
@@ -92,7 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Json
   for (const [name, spec] of Object.entries(kernelEnv)) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
-    const value = spec.number ? Number(raw) : raw;
+    const value = spec.number ? Number(raw) : spec.list ? raw.split(',').map((v) => v.trim()).filter(Boolean) : raw;
     if (spec.number && !Number.isInteger(value)) throw new ConfigError(`invalid config field ${spec.path.join('.')} (${name}): not an integer`);
     setPath(fromEnv, spec.path, value);
   }

@@ -27,6 +27,16 @@ export const KernelConfigSchema = Type.Object(
         bodyLimitBytes: Type.Integer({ minimum: 1024, default: 32 * 1024 * 1024 }),
         /** SPEC.md Limits: in-flight requests may finish up to 20 s. */
         shutdownGraceMs: Type.Integer({ minimum: 0, default: 20_000 }),
+        /**
+         * Total bytes of request bodies held by requests in flight (read or being read); a body that
+         * would pass it is refused 413 request_too_large with Retry-After (docs/decisions.md).
+         */
+        bodyBytesInFlight: Type.Integer({ minimum: 1024, default: 256 * 1024 * 1024 }),
+        /** A body arriving slower than this (averaged over bodyRateWindowMs) is cut. */
+        bodyMinBytesPerSecond: Type.Integer({ minimum: 0, default: 1024 }),
+        bodyRateWindowMs: Type.Integer({ minimum: 100, default: 10_000 }),
+        /** Browser origins allowed to call the service (CORS); empty means none. `*` allows any. */
+        corsOrigins: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -42,8 +52,11 @@ export const KernelConfigSchema = Type.Object(
     ),
     cache: Type.Object(
       {
-        /** redis://… selects Redis; unset means the in-process cache. */
-        url: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+        /**
+         * redis://… selects Redis; redis+sentinel://… and redis+cluster://… select a Sentinel set or
+         * a Cluster (forms in kernel/cache/redis-url.ts); unset means the in-process cache.
+         */
+        url: Type.Optional(Type.String({ pattern: '^rediss?(\\+sentinel|\\+cluster)?://' })),
         prefix: Type.String({ default: 'svc:' }),
       },
       { additionalProperties: false, default: {} },

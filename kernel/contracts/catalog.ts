@@ -15,6 +15,8 @@ export interface CatalogModel {
   canReadPdf: boolean;
   canCallTools: boolean;
   createdAt: Date;
+  /** Deadlines of this model's calls over its provider's (reasoning models need long first tokens); absent: the provider's. */
+  deadlines?: Partial<import('./provider.js').UpstreamTimeouts>;
 }
 
 export type ProviderCheckStatus = 'connected' | 'could_not_connect' | 'key_refused' | 'unchecked';
@@ -25,6 +27,7 @@ export interface CatalogProvider {
   vendor: string;
   address: string;
   builtIn: boolean;
+  /** A key is stored (for a built-in provider: the instance-wide one; use `configured()` for a workspace's view). */
   hasKey: boolean;
   check: ProviderCheckStatus;
   checkedAt: Date | null;

@@ -6,3 +6,6 @@ export * from './admin.js';
 export * from './provider.js';
 export * from './pricing.js';
 export * from './credentials.js';
+export * from './upstream.js';
+export * from './routing.js';
+export * from './conversations.js';

@@ -5,10 +5,14 @@ import type { CatalogModel, ProviderCheckStatus } from './catalog.js';
 /** Timeouts of upstream calls (config of the `providers` plugin). */
 export interface UpstreamTimeouts {
   connectMs: number;
-  /** From sending the request to the response headers (whole replies: to the whole body). */
+  /** From sending a stream request to the response headers. */
   firstByteMs: number;
   /** Longest gap between two stream chunks. */
   idleMs: number;
+  /** From the response headers to the first stream chunk (reasoning models need longer); default firstByteMs. */
+  firstTokenMs?: number;
+  /** A whole (non-stream) reply, from sending the request to the end of its body; default firstByteMs. */
+  totalMs?: number;
 }
 
 /** What an adapter is built from: one provider row (or a built-in's defaults). */
@@ -25,6 +29,10 @@ export interface UpstreamCall {
   model: CatalogModel;
   request: ChatRequest & { maxTokens: number };
   signal: AbortSignal;
+  /** Deadlines for this call (the model's overrides over the provider's); unset fields use the adapter's own. */
+  deadlines?: Partial<UpstreamTimeouts>;
+  /** Called for each unparsable stream event the adapter skipped (counted in the trace, never logged with its text). */
+  onMalformed?: () => void;
 }
 
 /**

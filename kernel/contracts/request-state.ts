@@ -48,6 +48,25 @@ export interface Outcome {
   sent: boolean;
   firstTokenMs: number | null;
   clientClosed: boolean;
+  /** Each upstream attempt in order (dispatch); the trace writes one span per attempt. */
+  attempts?: AttemptRecord[];
+  /** Unparsable stream events the adapter skipped. */
+  malformedEvents?: number;
+  /** Output tokens the provider reported beyond what the hold covered (budget.overrun). */
+  overrunTokens?: number;
+}
+
+/** One upstream attempt of the dispatch phase: which model, when, and how it ended. */
+export interface AttemptRecord {
+  model: string;
+  provider: string;
+  /** ms since the request began. */
+  start: number;
+  end: number;
+  /** `ok`, or the error code the attempt ended with (`skipped_context`, `skipped_cooldown` for candidates not called). */
+  outcome: string;
+  /** True when the attempt was a retry of the same model. */
+  retry: boolean;
 }
 
 /**

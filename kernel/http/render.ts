@@ -16,6 +16,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 /**
  * The one place an error becomes a response: `{error:{message,type,param,code[,svc]}}` with the
  * error's status and headers and `x-svc-request-id` (set by the kernel on every response).
+ * `x-should-retry` carries the Retry column of SPEC.md "Errors" (the OpenAI SDKs and others obey
+ * it before their own status rules); an error's own headers may override it.
  * If headers were already sent (a stream), the caller writes an error event instead.
  */
 export function renderError(res: ServerResponse, err: GatewayError, headers: Record<string, string> = {}): void {
@@ -23,5 +25,5 @@ export function renderError(res: ServerResponse, err: GatewayError, headers: Rec
     res.end();
     return;
   }
-  sendJson(res, err.status, err.toBody(), { ...headers, ...err.headers });
+  sendJson(res, err.status, err.toBody(), { 'x-should-retry': String(err.retryable), ...headers, ...err.headers });
 }

@@ -11,8 +11,11 @@ export interface RouteContext {
   readonly query: URLSearchParams;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
-  /** Reads the body as JSON within the service's body limit (413 request_too_large above it). */
-  readJson(): Promise<unknown>;
+  /**
+   * Reads the body as JSON within the service's body limit, or a smaller `maxBytes` (413
+   * request_too_large above it). Check the caller before calling it where you can.
+   */
+  readJson(maxBytes?: number): Promise<unknown>;
   /** Writes a JSON response with x-svc-request-id. */
   json(status: number, body: unknown, headers?: Record<string, string>): void;
 }

@@ -1,16 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { randomId } from './ids.js';
 import { App, type Request, type Response } from '@tinyhttp/app';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
-import { readBody, parseJson } from './body.js';
-import { renderError, requestIdHeader, sendJson } from './render.js';
+import { BodyReader, parseJson } from './body.js';
+import { renderError, sendJson } from './render.js';
+import { Cors } from './cors.js';
+import { answerClientError } from './client-error.js';
+import { newRequestId, requestIdHeaders } from './ids.js';
 import type { HttpMethod, RouteContext, RouteHandler } from './route.js';
 import type { Logger } from '../log/logger.js';
+import type { KernelConfig } from '../config/schema.js';
 
-/** Request ids: short, random, URL-safe; also the trace id users look up under Requests. */
-export function newRequestId(): string {
-  return 'req_' + randomId(12, 'base64url');
-}
+export { newRequestId } from './ids.js';
 
 type Tagged = IncomingMessage & { svcRequestId?: string };
 
@@ -19,17 +19,19 @@ export function requestIdOf(req: IncomingMessage): string {
   return (req as Tagged).svcRequestId ?? '';
 }
 
-/** How long a client may go on sending a body that was refused as too large. */
+/** How long a client may go on sending a body that was answered before it was read. */
 const discardGraceMs = 10_000;
 
 /**
- * After a 413, reads and drops the rest of the body rather than closing at once: closing a socket
- * with unread data resets it, and the client then loses the 413 it has not read yet. Nothing is
- * buffered; a client still sending after the grace is cut off.
+ * After any answer given before the body was read (401 before reading, 413, …), reads and drops
+ * the rest rather than closing at once: closing a socket with unread data resets it, and the
+ * client then loses the answer it has not read yet. Nothing is buffered; a client still sending
+ * after the grace is cut off. An answer that says `connection: close` closes at once.
  */
 function discardRest(req: IncomingMessage, res: ServerResponse): void {
   res.once('finish', () => {
     if (req.complete) return;
+    if (res.getHeader('connection') === 'close') return void req.socket.destroy();
     const cut = setTimeout(() => req.socket.destroy(), discardGraceMs).unref();
     const stop = (): void => clearTimeout(cut);
     req.once('end', stop).once('close', stop);
@@ -54,13 +56,25 @@ export class HttpFront {
   private inFlight = 0;
   private draining = false;
   private idleWaiters: Array<() => void> = [];
+  private readonly cors: Cors;
+  readonly bodies: BodyReader;
 
   constructor(
-    private readonly bodyLimit: number,
+    config: KernelConfig['server'],
     private readonly log: Logger,
   ) {
+    this.bodies = new BodyReader({
+      maxBytes: config.bodyLimitBytes,
+      inFlightBytes: config.bodyBytesInFlight,
+      minBytesPerSecond: config.bodyMinBytesPerSecond,
+      rateWindowMs: config.bodyRateWindowMs,
+    });
+    this.cors = new Cors(config.corsOrigins);
     // A whole request (32 MB at most) must arrive within 5 minutes; replies (streams) are not limited.
     this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 300_000 }, (req, res) => this.handle(req, res));
+    this.server.on('clientError', (err, socket) => answerClientError(err, socket, log));
+    // Node would send 100 Continue before any route ran; the body reader sends it when it starts.
+    this.server.on('checkContinue', (req, res) => this.handle(req, res));
   }
 
   get active(): number {
@@ -70,7 +84,8 @@ export class HttpFront {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const id = newRequestId();
     (req as Tagged).svcRequestId = id;
-    res.setHeader(requestIdHeader, id);
+    for (const [k, v] of Object.entries(requestIdHeaders(id))) res.setHeader(k, v);
+    if (this.cors.apply(req, res)) return;
     if (this.draining) {
       // SPEC.md Errors: while shutting down a new request gets a plain 503, not the error shape.
       res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
@@ -78,6 +93,7 @@ export class HttpFront {
       return;
     }
     this.inFlight++;
+    discardRest(req, res);
     res.once('close', () => {
       this.inFlight--;
       if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
@@ -95,7 +111,6 @@ export class HttpFront {
       this.log.warn('request.failed', { request_id: requestIdOf(req), status: gerr.status, code: gerr.code });
     }
     renderError(res, gerr);
-    if (gerr.code === 'request_too_large') discardRest(req, res);
   }
 
   /** Adds a route whose handler gets a RouteContext; anything it throws is rendered as an error. */
@@ -115,7 +130,7 @@ export class HttpFront {
           return (query ??= new URL(req.url ?? '/', 'http://local').searchParams);
         },
         signal: controller.signal,
-        readJson: async () => parseJson(await readBody(req, this.bodyLimit)),
+        readJson: async (maxBytes?: number) => parseJson(await this.bodies.read(req, res, maxBytes)),
         json: (status, body, headers) => sendJson(res, status, body, headers),
       };
       try {

@@ -116,7 +116,7 @@ export class Service {
     this.health.add('database', () => store.ping(), true);
     this.health.add('cache', () => cache.ping(), true);
 
-    this.http = new HttpFront(this.config.server.bodyLimitBytes, this.log);
+    this.http = new HttpFront(this.config.server, this.log);
     for (const l of loaded) {
       const ctx = this.contextFor(l);
       this.plugins.push({ loaded: l, ctx });

@@ -31,6 +31,11 @@ export interface RequestContext {
   stop(reason: GatewayError): void;
   /** Response headers that any phase may add; written with the response, refusals included. */
   readonly headers: Record<string, string>;
+  /**
+   * The parsed JSON body: read after `authenticate` (hooks of `receive` and `authenticate` see
+   * undefined, so an unauthenticated body is never read), and still undefined in `settle` for a
+   * request refused before it was read.
+   */
   body: unknown;
   state: RequestState;
   /** Start and end of each phase that ran, in ms since `startedAt` (spans are made from these). */

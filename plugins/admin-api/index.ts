@@ -5,6 +5,9 @@ import { version } from '../../kernel/lifecycle/service.js';
 import { buildOpenApi } from './openapi.js';
 import { checkAccess } from './access.js';
 
+/** The body limit of routes that need no sign-in. */
+const publicBodyBytes = 64 * 1024;
+
 /** Validates `value` against `schema`; the first problem becomes 400 invalid_request naming the field. */
 function check<S extends TSchema>(schema: S | undefined, value: unknown, where: 'body' | 'query'): unknown {
   if (!schema) return undefined;
@@ -37,7 +40,8 @@ export default definePlugin({
           const identity = ctx.optional(IdentityToken);
           const caller = identity?.caller(rc.req.headers) ?? null;
           checkAccess(def.access, caller, rc.params, identity);
-          const raw = def.body ? await rc.readJson() : undefined;
+          // Routes anyone may call (sign-in, password reset) take small bodies: no 32 MB for strangers.
+          const raw = def.body ? await rc.readJson(def.access === 'public' ? publicBodyBytes : undefined) : undefined;
           if (def.body && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
             throw new GatewayError('invalid_request', 'The request body must be a JSON object.', { param: 'body' });
           }

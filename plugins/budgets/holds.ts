@@ -94,8 +94,10 @@ export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void |
     }
     rc.state.model = model;
     if (model !== chosen && refusal) rc.state.fallbackFrom = { model: chosen.name, scope: refusal.scope };
-    // Dispatch may still fall back before the first chunk: only to models this hold covers.
-    rc.state.candidates = [model, ...chain.filter((m) => m !== model && holdMicroUsd(m, input, chat.maxTokens) <= amount)];
+    // Dispatch may still fall back before the first chunk: only along the selection's own candidates
+    // (a route's fallbacks) that this hold covers. The budget fallback model is for budget reasons only.
+    const after = rc.state.candidates.slice(rc.state.candidates.indexOf(model) + 1);
+    rc.state.candidates = [model, ...after.filter((m) => holdMicroUsd(m, input, chat.maxTokens) <= amount)];
     const live = hold ? d.live.add(hold, member, expiresAt) : undefined;
     rc.state.hold = live
       ? { id: live.hold.i, amountMicroUsd: amount, release: (charge, outcome) => d.settler.release(live, charge, outcome) }

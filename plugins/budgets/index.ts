@@ -10,11 +10,13 @@ import {
   definePlugin,
   IdentityToken,
   StoreToken,
+  TokenCounterToken,
   type PluginContext,
 } from '../../kernel/index.js';
 import { Alerts } from './alerts.js';
 import { BudgetsConfigSchema, type BudgetsConfig } from './config.js';
 import { holdPhase } from './holds.js';
+import { tokenCounter } from './input-bound.js';
 import { LiveHolds } from './live.js';
 import { migrations } from './migrations.js';
 import { Reaper } from './reaper.js';
@@ -106,6 +108,7 @@ export default definePlugin({
       await alerts.settle();
     });
     ctx.provide(BudgetsReapToken, () => reaper.tick());
+    ctx.provide(TokenCounterToken, tokenCounter(cfg));
 
     const deps = { vault, admin: ctx.use(AdminApiToken), identity: ctx.use(IdentityToken), catalog, store, sync, totals, log: ctx.log, defaults: cfg.defaultThresholds };
     capRoutes(deps);

@@ -1,5 +1,5 @@
 import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import type { ChatMessage, ChatRequest, ContentPart } from '../../kernel/index.js';
+import type { ChatMessage, ChatRequest, ContentPart, TokenCounter } from '../../kernel/index.js';
 
 /** How the input bound is made; every number is documented in the README (hold accuracy). */
 export interface BoundSettings {
@@ -38,13 +38,19 @@ const recentMax = 4096;
 export function textTokenBound(text: string, s: BoundSettings): number {
   if (text.length === 0) return 0;
   if (text.length > s.tokenizeMaxChars) return Buffer.byteLength(text, 'utf8');
+  return Math.max(Math.ceil((textTokens(text) * (100 + s.marginPercent)) / 100), Math.ceil(text.length / 4));
+}
+
+/** The cl100k count of a text, without margin (cached like the bounds). */
+export function textTokens(text: string): number {
+  if (text.length === 0) return 0;
   let count = recent.get(text);
   if (count === undefined) {
     count = cl100k(text, asText);
     if (recent.size >= recentMax) recent.delete(recent.keys().next().value!);
   } else recent.delete(text);
   recent.set(text, count);
-  return Math.max(Math.ceil((count * (100 + s.marginPercent)) / 100), Math.ceil(text.length / 4));
+  return count;
 }
 
 const pageObject = /\/Type\s*\/Page(?![A-Za-z])/g;
@@ -60,18 +66,20 @@ export function pdfPages(dataUrl: string): number {
   return found > 0 ? found : Math.max(1, Math.ceil(bytes.length / 2048));
 }
 
-function partBound(p: ContentPart, s: BoundSettings): number {
-  if (p.type === 'text') return textTokenBound(p.text, s);
+type Count = (text: string, s: BoundSettings) => number;
+
+function partBound(p: ContentPart, s: BoundSettings, count: Count): number {
+  if (p.type === 'text') return count(p.text, s);
   if (p.type === 'image_url') return s.imageTokens;
   return p.file.file_data ? pdfPages(p.file.file_data) * s.pdfPageTokens : s.pdfPageTokens;
 }
 
-function messageBound(m: ChatMessage, s: BoundSettings): number {
-  let n = s.messageOverheadTokens + textTokenBound(m.name ?? '', s);
-  if (typeof m.content === 'string') n += textTokenBound(m.content, s);
-  else if (Array.isArray(m.content)) for (const p of m.content) n += partBound(p, s);
-  for (const c of m.tool_calls ?? []) n += textTokenBound(c.function.name, s) + textTokenBound(c.function.arguments, s) + s.messageOverheadTokens;
-  if (m.tool_call_id) n += textTokenBound(m.tool_call_id, s);
+function messageBound(m: ChatMessage, s: BoundSettings, count: Count): number {
+  let n = s.messageOverheadTokens + count(m.name ?? '', s);
+  if (typeof m.content === 'string') n += count(m.content, s);
+  else if (Array.isArray(m.content)) for (const p of m.content) n += partBound(p, s, count);
+  for (const c of m.tool_calls ?? []) n += count(c.function.name, s) + count(c.function.arguments, s) + s.messageOverheadTokens;
+  if (m.tool_call_id) n += count(m.tool_call_id, s);
   return n;
 }
 
@@ -82,9 +90,17 @@ function messageBound(m: ChatMessage, s: BoundSettings): number {
  * @example
  * inputTokenBound({ model: 'x:y', messages: [{ role: 'user', content: 'hi' }], stream: false, includeUsage: false }, settings)
  */
-export function inputTokenBound(chat: Pick<ChatRequest, 'messages' | 'tools'>, s: BoundSettings): number {
+export function inputTokenBound(chat: Pick<ChatRequest, 'messages' | 'tools'>, s: BoundSettings, count: Count = textTokenBound): number {
   let n = s.requestOverheadTokens;
-  for (const m of chat.messages) n += messageBound(m, s);
-  if (chat.tools?.length) n += textTokenBound(JSON.stringify(chat.tools), s);
+  for (const m of chat.messages) n += messageBound(m, s, count);
+  if (chat.tools?.length) n += count(JSON.stringify(chat.tools), s);
   return n;
+}
+
+/**
+ * The shared tokenizer (kernel `TokenCounterToken`): the same counts without the margin or the
+ * four-characters floor, for the context-window check and a broken-off reply's output.
+ */
+export function tokenCounter(s: BoundSettings): TokenCounter {
+  return { text: textTokens, input: (chat) => inputTokenBound(chat, s, (t) => textTokens(t)) };
 }

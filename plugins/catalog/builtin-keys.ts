@@ -20,6 +20,7 @@ async function saveKey(core: CatalogCore, provider: string, workspaceId: string,
   const row = core.snapshot.row(provider)!;
   const apiKeyEnc = core.credentials.encrypt(apiKey, keyContext(provider, workspaceId));
   await core.builtInRepo.saveKey(provider, workspaceId, apiKeyEnc, new Date());
+  core.log.info('catalog.builtin_key_changed', { provider, workspace_id: workspaceId === instanceScope ? null : workspaceId, action: 'set' });
   try {
     await core.checkAndSave({ name: provider, vendor: row.vendor, address: row.address, apiKey }, apiKeyEnc, workspaceId);
   } finally {
@@ -78,6 +79,7 @@ export function builtInKeyRoutes(admin: AdminApi, core: CatalogCore): void {
     handler: async ({ params }) => {
       const row = builtIn(params.name!);
       const removed = await builtInRepo.deleteKey(row.name, instanceScope);
+      if (removed) core.log.info('catalog.builtin_key_changed', { provider: row.name, workspace_id: null, action: 'removed' });
       await core.changed();
       return { provider: row.name, removed };
     },
@@ -109,6 +111,7 @@ export function builtInKeyRoutes(admin: AdminApi, core: CatalogCore): void {
     handler: async ({ params }) => {
       builtIn(params.name!);
       const removed = await builtInRepo.deleteKey(params.name!, params.workspaceId!);
+      if (removed) core.log.info('catalog.builtin_key_changed', { provider: params.name!, workspace_id: params.workspaceId!, action: 'removed' });
       await core.changed();
       return { provider: params.name!, removed };
     },

@@ -16,6 +16,8 @@ declare module '../../kernel/index.js' {
     'catalog.reload_failed': { reason: string };
     'catalog.recovery_key_created': { version: string };
     'catalog.credentials_rotated': { rotated: number; current: number; unreadable: number; version: string };
+    /** A built-in provider's key was set or removed; `workspace_id` is null for the instance-wide key. Never the key. */
+    'catalog.builtin_key_changed': { provider: string; workspace_id: string | null; action: 'set' | 'removed' };
   }
 }
 
@@ -34,7 +36,7 @@ export class CatalogCore {
     readonly credentials: Credentials,
     readonly health: ProviderHealth,
     private readonly cache: CachePort,
-    private readonly log: Logger,
+    readonly log: Logger,
     private readonly registry: () => ProviderRegistry | undefined,
     private readonly checkTimeoutMs: number,
     readonly builtInRepo: BuiltInRepo,

@@ -58,4 +58,6 @@ const overrides = `create table catalog_model_overrides (
 export const migrations: Migration[] = [
   { id: 'catalog-001-providers-models', sqlite: [providers, models, index], postgresql: [providers, models, index] },
   { id: 'catalog-002-builtin-keys-overrides', sqlite: [builtinKeys, overrides], postgresql: [builtinKeys, overrides] },
+  // A model's own upstream deadlines over its provider's (JSON, null for none): issue 19.
+  { id: 'catalog-003-model-deadlines', sqlite: ['alter table catalog_models add column deadlines text'], postgresql: ['alter table catalog_models add column deadlines text'] },
 ];

@@ -4,6 +4,7 @@ import { splitModelName } from './names.js';
 import { parsePrice } from './prices.js';
 import type { ModelRow } from './repo.js';
 import { modelView, ModelView } from './views.js';
+import { fromBody, ModelDeadlines } from './deadlines.js';
 
 const tag = 'catalog';
 const access = 'instance-admin' as const;
@@ -21,6 +22,7 @@ const fields = {
   can_read_images: Type.Optional(Type.Boolean()),
   can_read_pdf: Type.Optional(Type.Boolean()),
   can_call_tools: Type.Optional(Type.Boolean()),
+  deadlines: Type.Optional(ModelDeadlines),
 };
 
 const AddModel = Type.Object({ name: Type.String({ description: '<provider>:<provider\'s own model id>, id exactly as the provider gives it' }), ...fields });
@@ -75,6 +77,9 @@ export function modelRoutes(admin: AdminApi, core: CatalogCore): void {
     response: ModelView,
     handler: async ({ body }) => {
       const { provider, id } = splitModelName(body.name);
+      if (core.snapshot.builtIns.has(provider)) {
+        throw new GatewayError('invalid_request', `name: "${provider}" is a built-in provider; its models come with the price catalogue (GET /admin/v1/built-in-models), where they can be hidden or re-priced.`, { param: 'name' });
+      }
       if (!(await repo.provider(provider))) {
         throw new GatewayError('invalid_request', `name: no provider named "${provider}"; add the provider first.`, { param: 'name' });
       }
@@ -90,6 +95,7 @@ export function modelRoutes(admin: AdminApi, core: CatalogCore): void {
         canReadImages: body.can_read_images ?? false,
         canReadPdf: body.can_read_pdf ?? false,
         canCallTools: body.can_call_tools ?? false,
+        deadlines: fromBody(body.deadlines),
       };
       checkLimits(model, true);
       if (!(await repo.insertModel(model, new Date()))) {
@@ -119,6 +125,7 @@ export function modelRoutes(admin: AdminApi, core: CatalogCore): void {
         canReadImages: body.can_read_images ?? row.canReadImages,
         canReadPdf: body.can_read_pdf ?? row.canReadPdf,
         canCallTools: body.can_call_tools ?? row.canCallTools,
+        deadlines: body.deadlines === undefined ? row.deadlines : fromBody(body.deadlines),
       };
       checkLimits(next, body.output_limit !== undefined);
       await repo.updateModel(next, new Date());

@@ -104,6 +104,9 @@ export function providerRoutes(admin: AdminApi, core: CatalogCore): void {
     response: ProviderView,
     handler: async ({ params }) => {
       const row = await load(params.name!);
+      if (builtIns.has(row.name) && !row.apiKeyEnc) {
+        throw new GatewayError('invalid_request', `api_key: built-in provider ${row.name} has no instance-wide key to check; set one with PATCH first.`, { param: 'api_key' });
+      }
       const apiKey = row.apiKeyEnc ? credentials.decrypt(row.apiKeyEnc, keyContext(row.name)) : undefined;
       await core.checkAndSave({ name: row.name, vendor: row.vendor, address: row.address, apiKey }, row.apiKeyEnc);
       await core.changed();

@@ -1,4 +1,5 @@
 import type { CatalogModel, ProviderCheckStatus, Store } from '../../kernel/index.js';
+import { column as deadlineColumn } from './deadlines.js';
 
 /** A provider row as stored: the key only in its encrypted form. */
 export interface ProviderRow {
@@ -49,8 +50,11 @@ function toModel(r: Raw): ModelRow {
     canCallTools: num(r.can_call_tools) === 1,
     createdAt: date(r.created_at),
     updatedAt: date(r.updated_at),
+    ...withDeadlines(deadlineColumn.read(r.deadlines)),
   };
 }
+
+const withDeadlines = (d: ModelRow['deadlines']): Pick<ModelRow, 'deadlines'> => (d ? { deadlines: d } : {});
 
 const bit = (b: boolean): number => (b ? 1 : 0);
 
@@ -119,10 +123,10 @@ export class CatalogRepo {
     return this.insertOnce('catalog_models', m.name, () =>
       this.store.execute(
         `insert into catalog_models (name, provider, upstream_id, display_name, context_window, output_limit, input_micro_usd_per_mtok,
-           output_micro_usd_per_mtok, can_read_images, can_read_pdf, can_call_tools, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           output_micro_usd_per_mtok, can_read_images, can_read_pdf, can_call_tools, created_at, updated_at, deadlines)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [m.name, m.provider, m.upstreamId, m.displayName, m.contextWindow, m.outputLimit, m.inputMicroUsdPerMTok, m.outputMicroUsdPerMTok,
-          bit(m.canReadImages), bit(m.canReadPdf), bit(m.canCallTools), at, at],
+          bit(m.canReadImages), bit(m.canReadPdf), bit(m.canCallTools), at, at, deadlineColumn.write(m.deadlines)],
       ),
     );
   }
@@ -130,9 +134,9 @@ export class CatalogRepo {
   async updateModel(m: Omit<ModelRow, 'createdAt' | 'updatedAt'>, now: Date): Promise<void> {
     await this.store.execute(
       `update catalog_models set display_name = ?, context_window = ?, output_limit = ?, input_micro_usd_per_mtok = ?,
-         output_micro_usd_per_mtok = ?, can_read_images = ?, can_read_pdf = ?, can_call_tools = ?, updated_at = ? where name = ?`,
+         output_micro_usd_per_mtok = ?, can_read_images = ?, can_read_pdf = ?, can_call_tools = ?, updated_at = ?, deadlines = ? where name = ?`,
       [m.displayName, m.contextWindow, m.outputLimit, m.inputMicroUsdPerMTok, m.outputMicroUsdPerMTok,
-        bit(m.canReadImages), bit(m.canReadPdf), bit(m.canCallTools), now.toISOString(), m.name],
+        bit(m.canReadImages), bit(m.canReadPdf), bit(m.canCallTools), now.toISOString(), deadlineColumn.write(m.deadlines), m.name],
     );
   }
 

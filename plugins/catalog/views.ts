@@ -1,4 +1,5 @@
 import { Type, type Static } from '../../kernel/index.js';
+import { ModelDeadlines, toBody } from './deadlines.js';
 import { formatPrice } from './prices.js';
 import type { ModelRow, ProviderRow } from './repo.js';
 
@@ -50,6 +51,8 @@ export const ModelView = Type.Object({
   can_read_pdf: Type.Boolean(),
   can_call_tools: Type.Boolean(),
   provider_missing: Type.Boolean(),
+  /** Only when the model has its own deadlines. */
+  deadlines: Type.Optional(ModelDeadlines),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
@@ -70,6 +73,7 @@ export function modelView(m: ModelRow, providerExists: boolean): Static<typeof M
     can_read_pdf: m.canReadPdf,
     can_call_tools: m.canCallTools,
     provider_missing: !providerExists,
+    ...(m.deadlines ? { deadlines: toBody(m.deadlines) } : {}),
     created_at: m.createdAt.toISOString(),
     updated_at: m.updatedAt.toISOString(),
   };

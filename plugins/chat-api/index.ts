@@ -9,12 +9,22 @@ import {
   LifecycleToken,
   PipelineToken,
   ProviderRegistryToken,
+  RoutesToken,
   newRequestContext,
+  DispatchStatsToken,
+  TokenCounterToken,
+  type TokenCounter,
 } from '../../kernel/index.js';
 import { validateChatRequest } from './validate.js';
 import { selectExplicit, checkCapabilities } from './select.js';
 import { blankOutcome, dispatch } from './dispatch.js';
-import { listModels } from './models.js';
+import { listModels, findModel } from './models.js';
+import { refuseOtherApis } from './other-apis.js';
+import { Cooldown } from './cooldown.js';
+import { fitContext } from './context-fit.js';
+import { upstreamConfig } from './retry-policy.js';
+import { Stats } from './stats.js';
+import { counterOr } from './usage.js';
 
 const MB = 1024 * 1024;
 
@@ -29,6 +39,8 @@ export default definePlugin({
   config: Type.Object({
     attachmentBytes: Type.Integer({ minimum: 1, default: 10 * MB }),
     messageAttachmentBytes: Type.Integer({ minimum: 1, default: 20 * MB }),
+    /** Retries, backoff and cool-down of upstream calls (README "When the upstream fails"). */
+    upstream: upstreamConfig,
   }),
   register(ctx) {
     const identity = ctx.use(IdentityToken);
@@ -47,20 +59,36 @@ export default definePlugin({
       rc.state.needs = needs;
     });
     ctx.hook('select', (rc) => selectExplicit(rc, catalog));
+    const stats = new Stats();
+    ctx.provide(DispatchStatsToken, stats);
+    const up = ctx.config.upstream;
+    const cooldown = new Cooldown(up.cooldownFailures, up.cooldownMs);
+    // The budgets plugin registers after this one: its tokenizer is looked up at the first request.
+    let counter: TokenCounter | undefined;
+    const env = { registry, lifecycle, log: ctx.log, stats, cooldown, config: up, get counter() { return (counter ??= ctx.optional(TokenCounterToken)) ?? counterOr(undefined); } };
     ctx.hook('capabilities', checkCapabilities);
-    ctx.hook('dispatch', (rc) => dispatch(rc, { registry, lifecycle }));
+    ctx.hook('capabilities', (rc) => fitContext(rc, env.counter));
+    ctx.hook('dispatch', (rc) => dispatch(rc, env));
 
     ctx.route('GET', '/v1/models', (rc) => {
       const principal = identity.authenticate(rc.req.headers);
-      sendJson(rc.res, 200, listModels(catalog, [], principal.workspaceId));
+      sendJson(rc.res, 200, listModels(catalog, ctx.optional(RoutesToken)?.enabledRoutes(principal.workspaceId) ?? [], principal.workspaceId));
     });
+    // Model ids hold `/` and `:` (SDKs may or may not percent-encode them), so the id is the rest of the path.
+    ctx.route('GET', '/v1/models/*', (rc) => {
+      const principal = identity.authenticate(rc.req.headers);
+      sendJson(rc.res, 200, findModel(catalog, [], rc.req.url ?? '', principal.workspaceId));
+    });
+    refuseOtherApis(ctx);
 
     ctx.route('POST', '/v1/chat/completions', async (rc) => {
       const rctx = newRequestContext(rc);
       try {
-        await pipeline.run(rctx, 'receive', 'receive');
+        // The key is checked from the headers before the body is read: an unauthenticated request
+        // is refused without buffering its body (the kernel drops the unread rest).
+        await pipeline.run(rctx, 'receive', 'authenticate');
         rctx.body = await rc.readJson();
-        await pipeline.run(rctx, 'authenticate', 'hold');
+        await pipeline.run(rctx, 'validate', 'hold');
         await pipeline.run(rctx, 'dispatch', 'dispatch');
       } catch (err) {
         const g = toGatewayError(err);

@@ -1,4 +1,4 @@
-import type { CatalogModel, CatalogService } from '../../kernel/index.js';
+import { GatewayError, type CatalogModel, type CatalogService } from '../../kernel/index.js';
 import { isPriced } from './select.js';
 
 export interface ModelEntry {
@@ -38,4 +38,23 @@ export function listModels(catalog: CatalogService, routes: Array<{ name: string
     data.push(entry(m));
   }
   return { object: 'list', data };
+}
+
+const prefix = '/v1/models/';
+
+/**
+ * GET /v1/models/{id}: one entry of the list above, found by the id in the rest of the path
+ * (percent-decoded, query dropped); 404 model_not_found when the caller could not use it.
+ */
+export function findModel(catalog: CatalogService, routes: Array<{ name: string; description?: string }>, url: string, workspaceId?: string): ModelEntry {
+  const path = url.split('?')[0]!.slice(prefix.length);
+  let id: string;
+  try {
+    id = decodeURIComponent(path);
+  } catch {
+    id = path;
+  }
+  const found = listModels(catalog, routes, workspaceId).data.find((m) => m.id === id);
+  if (!found) throw new GatewayError('model_not_found', `The model ${JSON.stringify(id)} does not exist or cannot be used.`, { param: 'model' });
+  return found;
 }

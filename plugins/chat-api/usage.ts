@@ -1,30 +1,33 @@
-import type { ChatMessage, Usage } from '../../kernel/index.js';
+import type { ChatCompletionChunk, ChatRequest, TokenCounter, Usage } from '../../kernel/index.js';
 
 /**
- * A rough token count (about four characters a token) used only when the provider reported no
- * usage: a reply that broke off is charged for what was produced (SPEC.md Cost rules).
+ * The tokenizer dispatch counts with: the budgets plugin's (`TokenCounterToken`), or, when that
+ * plugin is off (nothing is charged then), one token per four characters.
  */
-export function estimateTokens(chars: number): number {
-  return Math.ceil(chars / 4);
+export function counterOr(counter: TokenCounter | undefined): TokenCounter {
+  if (counter) return counter;
+  const text = (t: string): number => Math.ceil(t.length / 4);
+  return { text, input: (chat) => text(JSON.stringify(chat.messages)) + (chat.tools ? text(JSON.stringify(chat.tools)) : 0) };
 }
 
-export function estimatePromptTokens(messages: ChatMessage[]): number {
-  let chars = 0;
-  for (const m of messages) {
-    chars += 16;
-    if (typeof m.content === 'string') chars += m.content.length;
-    else if (Array.isArray(m.content)) for (const p of m.content) chars += p.type === 'text' ? p.text.length : 3000;
-    for (const c of m.tool_calls ?? []) chars += c.function.name.length + c.function.arguments.length;
+/** The text a chunk adds (content, refusal, tool call names and arguments), for counting output. */
+export function producedText(chunk: ChatCompletionChunk): string {
+  let s = '';
+  for (const c of chunk.choices) {
+    s += (c.delta.content ?? '') + (c.delta.refusal ?? '');
+    for (const t of c.delta.tool_calls ?? []) s += (t.function?.name ?? '') + (t.function?.arguments ?? '');
   }
-  return Math.ceil(chars / 4);
+  return s;
 }
 
 /**
- * Usage for a reply that ended without the provider's figures. The estimate never exceeds the
- * request's output limit: the provider cannot have produced more, and the hold covers exactly that.
+ * Usage for a reply that ended without the provider's figures (SPEC.md Cost rules: a reply that
+ * broke off is charged for what was produced): the tokenizer's count of the input and of the
+ * output produced, the output never above what was sent as the limit (the provider cannot have
+ * produced more, and the hold covers exactly that).
  */
-export function producedUsage(messages: ChatMessage[], producedChars: number, maxTokens?: number): Usage {
-  const prompt = estimatePromptTokens(messages);
-  const completion = Math.min(estimateTokens(producedChars), maxTokens ?? Infinity);
+export function producedUsage(counter: TokenCounter, chat: Pick<ChatRequest, 'messages' | 'tools'>, produced: string, maxTokens: number): Usage {
+  const prompt = counter.input(chat);
+  const completion = Math.min(counter.text(produced), maxTokens);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }

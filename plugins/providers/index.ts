@@ -8,19 +8,29 @@ declare module '../../kernel/index.js' {
   }
 }
 
-/** Upstream timeouts and pool size; every field has a default, so `"providers": {}` is enough. */
+const deadlineFields = {
+  /** Connecting to a provider (TCP + TLS). */
+  connectMs: Type.Integer({ minimum: 1, default: 5000 }),
+  /** Stream request sent → response headers. */
+  firstByteMs: Type.Integer({ minimum: 1, default: 10_000 }),
+  /** Stream response headers → first chunk. */
+  firstTokenMs: Type.Integer({ minimum: 1, default: 15_000 }),
+  /** Longest gap between two stream chunks. */
+  idleMs: Type.Integer({ minimum: 1, default: 15_000 }),
+  /** A whole (non-stream) reply, request sent → end of its body. */
+  totalMs: Type.Integer({ minimum: 1, default: 300_000 }),
+};
+
+/** Upstream deadlines and pool size; every field has a default, so `"providers": {}` is enough. */
 export const providersConfig = Type.Object(
   {
-    /** Connecting to a provider (TCP + TLS). */
-    connectMs: Type.Integer({ minimum: 1, default: 5000 }),
-    /** Request sent → response headers and first chunk (whole replies: the whole body). */
-    firstByteMs: Type.Integer({ minimum: 1, default: 120_000 }),
-    /** Longest gap between two stream chunks. */
-    idleMs: Type.Integer({ minimum: 1, default: 60_000 }),
+    ...deadlineFields,
     /** Keep-alive connections per provider. */
     connections: Type.Integer({ minimum: 1, default: 128 }),
     /** Adapters (pools) kept for workspaces' own keys of built-in providers; least recently used closed beyond. */
     workspaceAdapters: Type.Integer({ minimum: 1, default: 64 }),
+    /** Deadlines of one provider (by name) over the ones above. */
+    perProvider: Type.Record(Type.String(), Type.Partial(Type.Object(deadlineFields, { additionalProperties: false })), { default: {} }),
   },
   { additionalProperties: false },
 );
@@ -37,8 +47,9 @@ export const providersPlugin = definePlugin({
   config: providersConfig,
   async register(ctx) {
     const factories = await discoverVendors();
-    const { connectMs, firstByteMs, idleMs, connections, workspaceAdapters } = ctx.config;
-    const registry = new Registry(factories, () => ctx.optional(CatalogToken), { timeouts: { connectMs, firstByteMs, idleMs }, connections, workspaceAdapters });
+    const { connectMs, firstByteMs, firstTokenMs, idleMs, totalMs, connections, perProvider, workspaceAdapters } = ctx.config;
+    const timeouts = { connectMs, firstByteMs, firstTokenMs, idleMs, totalMs };
+    const registry = new Registry(factories, () => ctx.optional(CatalogToken), { timeouts, connections, perProvider, workspaceAdapters });
     registries.set(ctx.container, registry);
     ctx.provide(ProviderRegistryToken, registry);
     ctx.log.info('providers.loaded', { vendors: registry.vendors() });

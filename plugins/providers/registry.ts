@@ -18,6 +18,8 @@ export interface RegistryOptions {
    * recently used is closed beyond it. Default 64.
    */
   workspaceAdapters?: number;
+  /** Deadlines of one provider over `timeouts`. */
+  perProvider?: Record<string, Partial<UpstreamTimeouts>>;
 }
 
 /** Cache id of a workspace's own-key adapter: never clashes with a provider name (no newline in names). */
@@ -52,7 +54,8 @@ export class Registry implements ProviderRegistry {
   private build(vendor: string, settings: Omit<ProviderSettings, 'timeouts'>): ProviderAdapter {
     const factory = this.factories.get(vendor);
     if (!factory) throw new GatewayError('provider_not_configured', `No adapter is installed for provider vendor "${vendor}".`);
-    const full: ProviderSettings & { connections: number } = { ...settings, timeouts: this.options.timeouts, connections: this.options.connections };
+    const timeouts = { ...this.options.timeouts, ...this.options.perProvider?.[settings.name] };
+    const full: ProviderSettings & { connections: number } = { ...settings, timeouts, connections: this.options.connections };
     return factory.create(full);
   }
 

@@ -1,6 +1,6 @@
 import { definePlugin, StoreToken, Type, defineToken, BatchWriter } from '../../kernel/index.js';
 import { migrations } from './migrations.js';
-import { usageColumns, spanColumns, usageRow, spanRow } from './records.js';
+import { usageColumns, spanColumns, usageRow, spanRow, attemptRows } from './records.js';
 
 declare module '../../kernel/index.js' {
   interface LogEvents {
@@ -38,7 +38,9 @@ export default definePlugin({
       const latency = performance.now() - rc.startedAt;
       const row = usageRow(rc, latency);
       usage.add(row);
-      spans.add(spanRow(rc, latency, row));
+      const span = spanRow(rc, latency, row);
+      spans.add(span);
+      for (const a of attemptRows(rc, String(span[1]))) spans.add(a);
     });
   },
   async stop(ctx) {

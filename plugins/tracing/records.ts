@@ -56,8 +56,24 @@ export function spanRow(ctx: RequestContext, latencyMs: number, usage: Array<str
     'svc.status': usage[12],
     'svc.error_code': outcome?.errorCode ?? null,
     'svc.ttft_ms': outcome?.firstTokenMs ?? null,
+    'svc.attempts': outcome?.attempts?.length ?? 0,
+    'svc.malformed_events': outcome?.malformedEvents ?? 0,
+    'svc.overrun_tokens': outcome?.overrunTokens ?? 0,
     /** Phase name → [start µs since the request began, duration µs]. */
     'svc.phases_us': phases,
   };
   return [ctx.id, randomId(8, 'hex'), null, 'chat.completions', ctx.receivedAt.getTime() * 1000, Math.round(latencyMs * 1000), outcome?.errorCode ? 'error' : 'ok', JSON.stringify(attributes)];
+}
+
+/**
+ * One child span per upstream attempt of the request (`parentSpanId` is the request's span): the
+ * model, provider, whether it was a retry, and how it ended (`ok` or the error code).
+ */
+export function attemptRows(ctx: RequestContext, parentSpanId: string): Array<Array<string | number | null>> {
+  const startUs = ctx.receivedAt.getTime() * 1000;
+  return (ctx.state.outcome?.attempts ?? []).map((a) => {
+    const attributes = { 'svc.model': a.model, 'svc.provider': a.provider, 'svc.retry': a.retry, 'svc.outcome': a.outcome };
+    const end = a.end || a.start;
+    return [ctx.id, randomId(8, 'hex'), parentSpanId, 'upstream.attempt', startUs + Math.round(a.start * 1000), Math.round((end - a.start) * 1000), a.outcome === 'ok' ? 'ok' : 'error', JSON.stringify(attributes)];
+  });
 }

@@ -5,6 +5,7 @@ import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } fr
 import { SseDecoder } from './sse.js';
 import type { VendorQuirks } from './quirks.js';
 import { fromVendorError, interrupted, parseVendorError, transportFailure, unavailable, type ErrorContext, type Failure } from './errors.js';
+import { callDeadlines, Deadline, type CallDeadlines } from './deadline.js';
 
 /** Settings plus the pool size the providers plugin passes along (not part of the kernel contract). */
 export interface AdapterSettings extends ProviderSettings {
@@ -17,28 +18,8 @@ export interface AdapterSettings extends ProviderSettings {
 type Body = Dispatcher.ResponseData['body'];
 const replyLimit = 64 * 1024 * 1024;
 const errorLimit = 1024 * 1024;
-
-/** One timer that aborts a call: a whole-call deadline first, then an idle gap between chunks. */
-class Deadline {
-  private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  fired: 'timeout' | 'idle' | undefined;
-  readonly signal = this.controller.signal;
-  arm(ms: number, why: 'timeout' | 'idle'): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.fired = why;
-      this.controller.abort(new Error(why));
-    }, ms);
-  }
-  abort(): void {
-    this.clear();
-    this.controller.abort(new Error('done'));
-  }
-  clear(): void {
-    clearTimeout(this.timer);
-  }
-}
+/** Unparsable events in a row that end a stream; a single one is skipped (providers/README.md "Stream rules"). */
+export const malformedInARow = 3;
 
 async function readText(body: Body, limit: number): Promise<string> {
   const parts: Buffer[] = [];
@@ -61,9 +42,10 @@ function target(address: string): URL | undefined {
 
 /**
  * The adapter for any Chat-Completions-compatible server (ARCHITECTURE.md §6): one undici Pool per
- * provider with keep-alive connections. `connectMs` bounds connecting, `firstByteMs` the wait for
- * the response headers and first chunk (whole replies: the whole body), `idleMs` the gap between
- * chunks. The call's signal aborts the upstream request, so a client that leaves frees the slot.
+ * provider with keep-alive connections. `connectMs` bounds connecting; a stream's `firstByteMs` the
+ * wait for the response headers, `firstTokenMs` the wait for its first chunk, `idleMs` each gap;
+ * a whole reply's `totalMs` the whole exchange. The call's signal aborts the upstream request, so a
+ * client that leaves frees the slot.
  */
 export class OpenAICompatibleAdapter implements ProviderAdapter {
   private readonly url: URL | undefined;
@@ -79,10 +61,10 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       ? new Pool(this.url.origin, {
           connections: settings.connections ?? 128,
           connectTimeout: t.connectMs,
-          headersTimeout: t.firstByteMs,
-          // Backstops only: the call's own timers apply firstByteMs to the first chunk and idleMs after it.
+          // The call's own timers apply each deadline (a model may lengthen them); undici's are off.
           // keepAliveTimeout stays at undici's 4 s, under the 5 s idle close of uvicorn, Node and httplib.
-          bodyTimeout: Math.max(t.idleMs, t.firstByteMs),
+          headersTimeout: 0,
+          bodyTimeout: 0,
         })
       : undefined;
   }
@@ -129,7 +111,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   async complete(call: UpstreamCall): Promise<ChatCompletion> {
     const ctx = this.context(call.model.upstreamId);
     const deadline = new Deadline();
-    deadline.arm(this.settings.timeouts.firstByteMs, 'timeout');
+    deadline.arm(callDeadlines(this.settings.timeouts, call).totalMs, 'timeout');
     try {
       const body = this.body({ model: call.model, request: { ...call.request, stream: false } });
       const res = await this.post(body, false, AbortSignal.any([call.signal, deadline.signal]));
@@ -155,8 +137,9 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
   async stream(call: UpstreamCall): Promise<AsyncIterable<ChatCompletionChunk>> {
     const ctx = this.context(call.model.upstreamId);
+    const limits = callDeadlines(this.settings.timeouts, call);
     const deadline = new Deadline();
-    deadline.arm(this.settings.timeouts.firstByteMs, 'timeout');
+    deadline.arm(limits.firstByteMs, 'timeout');
     let res: Dispatcher.ResponseData;
     try {
       const body = this.body({ model: call.model, request: { ...call.request, stream: true } });
@@ -171,7 +154,8 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     }
     // Wait for the first event, so an error before any chunk is still an ordinary error the
     // dispatcher may retry or fall back on (SPEC "Streamed reply": not started).
-    const chunks = this.read(res.body, call, deadline, ctx);
+    deadline.arm(limits.firstTokenMs, 'timeout');
+    const chunks = this.read(res.body, call, deadline, ctx, limits);
     let first: IteratorResult<ChatCompletionChunk> | undefined = await chunks.next();
     return {
       [Symbol.asyncIterator]: () => ({
@@ -188,17 +172,30 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     };
   }
 
-  private async *read(body: Body, call: UpstreamCall, deadline: Deadline, ctx: ErrorContext): AsyncGenerator<ChatCompletionChunk, void, undefined> {
+  /**
+   * The stream rules every adapter follows (providers/README.md): `[DONE]` ends it; so does the end
+   * of the body (or a reset, or silence) after a finish reason. A single unparsable event is skipped
+   * and reported through `call.onMalformed`; `malformedInARow` of them break the stream.
+   */
+  private async *read(body: Body, call: UpstreamCall, deadline: Deadline, ctx: ErrorContext, limits: CallDeadlines): AsyncGenerator<ChatCompletionChunk, void, undefined> {
     const sse = new SseDecoder();
     let started = false;
     let done = false;
+    let finished = false;
+    let badRun = 0;
     let usage: Usage | undefined;
+    const broke = (why: Failure) => (started ? interrupted(ctx, why, usage) : unavailable(ctx, why));
     const handle = (item: StreamItem): ChatCompletionChunk | undefined => {
       if (item.kind === 'done') done = true;
-      else if (item.kind === 'malformed') throw started ? interrupted(ctx, 'malformed', usage) : unavailable(ctx, 'malformed');
-      else if (item.kind === 'error') {
+      else if (item.kind === 'malformed') {
+        call.onMalformed?.();
+        if (++badRun >= malformedInARow) throw broke('malformed');
+      } else if (item.kind === 'error') {
         throw started ? interrupted(ctx, 'error_event', usage) : this.vendorError(parseVendorError(item.body).status ?? 502, {}, item.body, ctx);
-      } else return item.chunk;
+      } else {
+        badRun = 0;
+        return item.chunk;
+      }
       return undefined;
     };
     try {
@@ -217,17 +214,20 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
         const chunk = handle(item);
         if (!chunk) continue;
         if (chunk.usage) usage = chunk.usage;
+        if (chunk.choices.some((c) => c.finish_reason !== null)) finished = true;
         started = true;
-        deadline.arm(this.settings.timeouts.idleMs, 'idle');
+        deadline.arm(limits.idleMs, 'idle');
         yield chunk;
       }
-      if (!done) throw started ? interrupted(ctx, 'eof', usage) : unavailable(ctx, 'eof');
+      if (!done && !finished) throw broke('eof');
+      done = true;
     } catch (err) {
-      if (done) return; // trailing bytes after [DONE] failed to arrive: the reply is complete
+      // After [DONE], or after a finish reason, whatever fails to arrive (usage, the end marker) is not part of the reply.
+      if (done || (finished && !call.signal.aborted)) return;
       throw isGatewayError(err) ? err : this.failure(err, call, deadline, ctx, started, usage);
     } finally {
       if (done) deadline.clear();
-      else deadline.abort(); // consumer stopped early or the stream failed: free the upstream request
+      else deadline.abort(); // consumer stopped early, the stream failed or ended quietly: free the upstream request
     }
   }
 

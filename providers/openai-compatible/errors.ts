@@ -1,4 +1,4 @@
-import { GatewayError, type Usage } from '../../kernel/index.js';
+import { GatewayError, type UpstreamFailureHints, type Usage } from '../../kernel/index.js';
 
 /**
  * Vendor error status + body → GatewayError with the spec's codes. The rules come from real
@@ -124,7 +124,7 @@ export function classify(status: number, e: VendorError): Kind {
   if (status === 401 || status === 403 || code === 'invalid_api_key') return 'auth';
   if (code === 'model_not_found' || (status === 404 && (/notfound|not_found/i.test(type) || modelText.test(e.message))) || (status === 400 && modelText.test(e.message))) return 'model';
   if (status === 429) return 'rate';
-  if (client && status !== 404 && status !== 408) return 'rejected';
+  if (client && status !== 404 && status !== 408 && status !== 409) return 'rejected';
   return 'unavailable';
 }
 
@@ -157,13 +157,34 @@ export function fromVendorError(status: number, headers: Headers, body: unknown,
     }
     case 'rate': {
       const retry = retryAfterSeconds(headers, e.message);
-      return new GatewayError('upstream_unavailable', `Provider ${p} refused the request for its rate limit.`, {
+      const waitMs = retryAfterMs(headers) ?? retry * 1000;
+      const err = new GatewayError('upstream_unavailable', `Provider ${p} refused the request for its rate limit.`, {
         details: { provider: p, rate_limited: true, retry_after_seconds: retry },
+        headers: { 'retry-after': String(retry), 'retry-after-ms': String(waitMs) },
       });
+      return hinted(err, true, waitMs);
     }
     default:
-      return new GatewayError('upstream_unavailable', `Provider ${p} is unavailable (HTTP ${status}).`, { details: { provider: p } });
+      // 408, 409 and 5xx are worth another attempt; a 404 on the endpoint is not (the address is wrong).
+      return hinted(new GatewayError('upstream_unavailable', `Provider ${p} is unavailable (HTTP ${status}).`, { details: { provider: p } }), status !== 404);
   }
+}
+
+/** The vendor's requested wait in ms, from `retry-after-ms` or a numeric `Retry-After`; undefined when it named none. */
+export function retryAfterMs(headers: Headers): number | undefined {
+  const ms = header(headers, 'retry-after-ms');
+  if (ms && /^\d+(\.\d+)?$/.test(ms.trim())) return Math.ceil(Number(ms));
+  const ra = header(headers, 'retry-after');
+  if (ra && /^\d+(\.\d+)?$/.test(ra.trim())) return Math.ceil(Number(ra) * 1000);
+  return undefined;
+}
+
+/** Attaches the dispatcher's retry hints (kernel UpstreamFailureHints) to an error. */
+export function hinted<T extends GatewayError>(err: T, transient: boolean, retryAfterMs?: number): T & UpstreamFailureHints {
+  const h = err as T & UpstreamFailureHints;
+  h.transient = transient;
+  if (retryAfterMs !== undefined) h.retryAfterMs = retryAfterMs;
+  return h;
 }
 
 /** Why a call failed without an HTTP answer (or mid-stream). */
@@ -181,7 +202,7 @@ const failureText: Record<Failure, string> = {
 
 /** Transport and protocol failures before the first chunk: nothing was sent to the client, so it is retryable. */
 export function unavailable(ctx: ErrorContext, why: Failure, cause?: unknown): GatewayError {
-  return new GatewayError('upstream_unavailable', `Provider ${ctx.provider} ${failureText[why]}.`, { details: { provider: ctx.provider }, cause });
+  return hinted(new GatewayError('upstream_unavailable', `Provider ${ctx.provider} ${failureText[why]}.`, { details: { provider: ctx.provider }, cause }), true);
 }
 
 /** A stream error after its first chunk: what it is and the usage produced so far, if known. */

@@ -1,6 +1,6 @@
 import type { ChatCompletion, GatewayError, UpstreamCall } from '../../kernel/index.js';
 import type { ErrorContext } from './errors.js';
-import type { StreamItem } from './transform.js';
+import { readStreamEvent, toChunk, type StreamItem } from './transform.js';
 
 type Json = Record<string, unknown>;
 type Headers = Record<string, string | string[] | undefined>;
@@ -33,4 +33,30 @@ export interface VendorQuirks {
    * means the key was refused (default: 401 or 403).
    */
   check?: { path?: string; refused?(status: number, body: string): boolean };
+}
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A `streamEvent` hook that lets a vendor fix each chunk object before it is read (`fix` may also
+ * turn it into another stream item, or skip it with null). Everything that is not a chunk object
+ * (`[DONE]`, error events, malformed data) is read as the default does. Each payload is parsed once.
+ *
+ * @example
+ * streamEvent: chunkFixer((json) => ({ ...json, usage: json.usage ?? json.x_groq?.usage }))
+ */
+export function chunkFixer(fix: (json: Json, state: Json) => Json | StreamItem | null): NonNullable<VendorQuirks['streamEvent']> {
+  return (event, data, state) => {
+    let json: unknown;
+    try {
+      json = event === 'error' ? undefined : JSON.parse(data);
+    } catch {
+      json = undefined;
+    }
+    const chunkLike = isObject(json) && (json.error === undefined || json.error === null) && json.object !== 'error' && (Array.isArray(json.choices) || isObject(json.usage));
+    if (!chunkLike) return readStreamEvent(event, data);
+    const fixed = fix(json as Json, state);
+    if (fixed === null) return null;
+    return 'kind' in fixed && typeof fixed.kind === 'string' ? (fixed as StreamItem) : { kind: 'chunk', chunk: toChunk(fixed as Json) };
+  };
 }

@@ -58,13 +58,25 @@ async function call(c: OpenAI, i: number): Promise<Result> {
   }
 }
 
-test('500 concurrent requests: served, moved to a cheaper model, or refused with 402; caps hold to the micro-USD', async () => {
+/** Two instances sharing one backing (one in the embedded shape), the mock with `mock:big` and `mock:small`. */
+async function withInstances(run: (a: Instance, b: Instance, mock: MockUpstream) => Promise<void>): Promise<void> {
   const backing = await createBacking();
   const mock = await new MockUpstream().start();
   const a = await startInstance(backing);
   const b = shape === 'scale-out' ? await startInstance(backing) : a;
   try {
     await provision(a.admin, mock, { big: { input: '30.00', output: '120.00' }, small: { input: '1.00', output: '4.00' } });
+    await run(a, b, mock);
+  } finally {
+    if (b !== a) await b.stop();
+    await a.stop();
+    await mock.stop();
+    await backing.drop();
+  }
+}
+
+test('500 concurrent requests: served, moved to a cheaper model, or refused with 402; caps hold to the micro-USD', () =>
+  withInstances(async (a, b, mock) => {
     const wsA = await a.admin.workspace('A');
     const wsB = await a.admin.workspace('B');
     const me = await personId(a.admin);
@@ -102,9 +114,11 @@ test('500 concurrent requests: served, moved to a cheaper model, or refused with
         assert.is(r.model, 'mock:small');
         assert.is(r.fallbackFrom, 'mock:big');
         assert.ok(['instance', 'workspace', 'member', 'key'].includes(String(r.fallbackScope)));
-      } else assert.is(r.fallbackScope, null);
-      // mock:small without the headers: the provider failed before the first chunk and dispatch fell
-      // back to a candidate the hold covers (not a budget decision).
+      } else {
+        assert.is(r.fallbackScope, null);
+        // An explicit model is never answered by another model unless a budget moved it (issue 19).
+        assert.is(r.model, 'mock:big');
+      }
     }
     const fallbacks = served.filter((r) => r.fallbackFrom !== null).length;
     assert.ok(fallbacks > 0 && refused.length > 0 && served.length - fallbacks > 0, `served ${served.length}, fallback ${fallbacks}, refused ${refused.length}`);
@@ -145,12 +159,59 @@ test('500 concurrent requests: served, moved to a cheaper model, or refused with
     assert.ok(refusedBy.size >= 1, `refused by ${[...refusedBy].join(', ')}`);
     assert.ok(elapsed < 60_000, `took ${Math.round(elapsed)} ms`);
     if (process.env.SVC_PRINT_OVERSPEND) console.log(`\n${shape}: ${served.length} served (${fallbacks} on the cheaper model, ${results.filter((r) => r.broke).length} broke off), ${refused.length} refused (by ${[...refusedBy].join('/')}), ${Math.round(elapsed)} ms; ${report.join(', ')}`);
-  } finally {
-    if (b !== a) await b.stop();
-    await a.stop();
-    await mock.stop();
-    await backing.drop();
-  }
-});
+  }),
+);
+
+/**
+ * Issue 9 item 3: an upstream that ignores `max_tokens` (streams 600 words for max_tokens 100 and
+ * reports 1,000 output tokens). Every stream is cut at what its hold covers, so 200 concurrent
+ * streams through two instances still end within every cap.
+ */
+test('a misbehaving upstream (1,000 output tokens for max_tokens 100): streams are cut at the hold and no cap is exceeded', () =>
+  withInstances(async (a, b, mock) => {
+    const ws = await a.admin.workspace('M');
+    const k1 = await newKey(a.admin, ws, 'm1');
+    await a.admin.ok('POST', '/budget-caps', { amount_micro_usd: 500_000, period: 'month' });
+    await a.admin.ok('POST', `/workspaces/${ws}/budget-caps`, { scope: 'key', key_id: k1.id, amount_micro_usd: 300_000, period: 'day' });
+    await new Promise((r) => setTimeout(r, 300));
+    const words = Array.from({ length: 600 }, (_, j) => (j % 2 ? 'budget ' : 'hold '));
+    mock.defaultBehaviour = { chunks: words, reportUsage: { prompt_tokens: 20, completion_tokens: 1000 } };
+    const clients = [client(a, k1.value), client(b, k1.value)];
+    const results = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const body = { model: 'mock:big', messages: [{ role: 'user' as const, content: prompt(i) }], max_tokens: 100, stream: true as const };
+        try {
+          const stream = await clients[i % 2]!.chat.completions.create(body);
+          let finish: string | null = null;
+          for await (const c of stream) finish = c.choices[0]?.finish_reason ?? finish;
+          return { status: 200, finish };
+        } catch (err) {
+          return { status: apiError(err).status, finish: null };
+        }
+      }),
+    );
+    const served = results.filter((r) => r.status === 200);
+    assert.ok(served.length > 0 && served.every((r) => r.finish === 'length'), JSON.stringify(results.slice(0, 3)));
+    assert.ok(results.every((r) => r.status === 200 || r.status === 402));
+    for (let tries = 0; tries < 100; tries++) {
+      await a.flush();
+      if (b !== a) await b.flush();
+      const n = await a.sql<{ n: string | number }>('select count(*) as n from budget_holds');
+      if (Number(n[0]!.n) === served.length) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const now = Date.now();
+    for (const [key, cap, where, params] of [
+      [`instance:*:month:${periodKey('month', now)}`, 500_000, '1 = 1', []],
+      [`key:${k1.id}:day:${periodKey('day', now)}`, 300_000, 'key_id = ?', [k1.id]],
+    ] as Array<[string, number, string, unknown[]]>) {
+      const sum = await charged(a, where, params);
+      assert.ok(sum <= cap, `${key}: charged ${sum} > cap ${cap}`);
+      assert.is(await total(a, key), sum);
+    }
+    const rows = await a.sql<{ c: string | number }>('select max(completion_tokens) as c from usage_records');
+    assert.is(Number(rows[0]!.c), 100, 'no stream was charged beyond its hold');
+  }),
+);
 
 test.run();

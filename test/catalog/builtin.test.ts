@@ -3,7 +3,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { shape } from '../support/harness.js';
 import { MockUpstream } from '../support/mock-upstream.js';
-import { startWorld, type World } from '../support/provision.js';
+import { Admin, startWorld, type World } from '../support/provision.js';
+import { addMember, newPerson } from '../identity/support.js';
 
 type Err = { error: { code: string; param: string | null; message: string } };
 type ProviderBody = { name: string; vendor: string; address: string; has_key: boolean; built_in: boolean; check: string };
@@ -61,12 +62,18 @@ test('a built-in provider is listed as built-in with its (overridden) address an
   const removal = await w.admin.call<Err>('DELETE', '/providers/openai?confirm=openai');
   assert.is(removal.status, 400);
   assert.is(removal.body.error.param, 'name');
+  const model = await w.admin.call<Err>('POST', '/models', { name: 'openai:my-model', context_window: 1000, output_limit: 100, input_price: 1, output_price: 1 });
+  assert.is(model.status, 400);
+  assert.match(model.body.error.message, 'built-in-models');
   const moved = await w.admin.call<Err>('PATCH', '/providers/openai', { address: 'http://elsewhere.test/v1' });
   assert.is(moved.status, 400);
   assert.is(moved.body.error.param, 'address');
 });
 
 test('without a key: its models are not listed, answer 422 provider_not_configured, and /healthz does not show it', async () => {
+  const check = await w.admin.call<Err>('POST', '/providers/openai/check');
+  assert.is(check.status, 400);
+  assert.is(check.body.error.param, 'api_key');
   assert.not.ok((await listed(w.apiKey)).some((id) => id.startsWith('openai:')));
   await refusedWith(ask(w.apiKey), 422, 'provider_not_configured');
   assert.not.ok((await healthChecks()).includes('provider:openai'));
@@ -92,7 +99,11 @@ test('an instance-wide key: saved encrypted, checked, models listed with catalog
   assert.is(sent.body.model, 'gpt-4o');
   assert.is(sent.body.max_completion_tokens, 16_384);
   assert.is(sent.body.max_tokens, undefined);
-  assert.ok((await healthChecks()).includes('provider:openai'));
+  // The admin's check counts as the health check: /healthz does not call the vendor again within the minute.
+  const checks = () => mock.requests.filter((r) => r.path === '/v1/models').length;
+  const before = checks();
+  for (let i = 0; i < 3; i++) assert.ok((await healthChecks()).includes('provider:openai'));
+  assert.is(checks(), before);
 });
 
 test('a workspace key overrides the instance key for that workspace only; /healthz still shows only the instance key', async () => {
@@ -106,9 +117,34 @@ test('a workspace key overrides the instance key for that workspace only; /healt
   assert.is(lastKey(), 'Bearer sk-instance-key');
   await ask(other.apiKey);
   assert.is(lastKey(), 'Bearer sk-workspace-b');
+  assert.equal(w.svc.logs.events('catalog.builtin_key_changed').map((e) => [e.provider, e.workspace_id, e.action]), [['openai', null, 'set'], ['openai', other.workspaceId, 'set']]);
+  assert.not.ok(w.svc.logs.text.includes('sk-workspace-b') || w.svc.logs.text.includes('sk-instance-key'));
   const listA = await w.admin.ok<{ data: Array<{ provider: string; has_workspace_key: boolean }> }>('GET', `/workspaces/${w.workspaceId}/provider-keys`);
   assert.is(listA.data.find((k) => k.provider === 'openai')?.has_workspace_key, false);
   assert.equal((await healthChecks()).filter((c) => c.startsWith('provider:')), ['provider:openai']);
+});
+
+test('workspace keys: a workspace admin (not an instance admin) sets them; a member may not; instance-wide routes stay instance-admin only', async () => {
+  await newPerson(w.svc.url, w.admin.token, 'ws-admin@example.test', 'pw-ws-admin-long-enough');
+  await newPerson(w.svc.url, w.admin.token, 'ws-member@example.test', 'pw-ws-member-long-enough');
+  await addMember(w.svc.url, w.admin.token, w.workspaceId, 'ws-admin@example.test', 'admin');
+  await addMember(w.svc.url, w.admin.token, w.workspaceId, 'ws-member@example.test', 'member');
+  const wsAdmin = await Admin.signIn(w.svc.url, 'ws-admin@example.test', 'pw-ws-admin-long-enough');
+  const member = await Admin.signIn(w.svc.url, 'ws-member@example.test', 'pw-ws-member-long-enough');
+  const path = `/workspaces/${w.workspaceId}/provider-keys/openai`;
+  const denied = await member.call<Err>('PUT', path, { api_key: 'sk-member' });
+  assert.is(denied.status, 403);
+  assert.is(denied.body.error.code, 'forbidden');
+  assert.is((await wsAdmin.call<Err>('PATCH', '/providers/openai', { api_key: 'sk-nope' })).status, 403);
+  const set = await wsAdmin.call<{ has_workspace_key: boolean }>('PUT', path, { api_key: 'sk-workspace-a' });
+  assert.is(set.status, 200);
+  assert.is(set.body.has_workspace_key, true);
+  await ask(w.apiKey);
+  assert.is(lastKey(), 'Bearer sk-workspace-a');
+  assert.is((await wsAdmin.call('DELETE', path)).status, 200);
+  await ask(w.apiKey);
+  assert.is(lastKey(), 'Bearer sk-instance-key');
+  assert.is((await wsAdmin.call<Err>('PUT', `/workspaces/${w.workspaceId}/provider-keys/local`, { api_key: 'x' })).status, 404);
 });
 
 test('with only a workspace key, only that workspace can use the built-in; removing it refuses again', async () => {

@@ -15,8 +15,10 @@ if (shape === 'scale-out') {
   test.before(async () => {
     await upstream.start();
     backing = await createBacking();
-    one = await startCatalog(backing);
-    two = await startCatalog(backing);
+    // Built-in providers point at the local stand-in: tests never reach a real vendor.
+    const local = { plugins: { catalog: { config: { builtInAddresses: { openai: upstream.address } } } } };
+    one = await startCatalog(backing, {}, local);
+    two = await startCatalog(backing, {}, local);
   });
   test.after(async () => {
     await one.stop();
@@ -49,6 +51,20 @@ if (shape === 'scale-out') {
     const first = one.service.get(CatalogToken);
     assert.ok(await eventually(() => first.provider('shared') === undefined));
     assert.ok(first.model('shared:org/model:v1'), 'the model stays after its provider is removed');
+  });
+
+  test('built-in keys and model overrides set on one replica apply on the other (instance key, workspace key, hide)', async () => {
+    const catalog = two.service.get(CatalogToken);
+    assert.is(catalog.configured('openai', 'ws-1'), false);
+    await one.admin.ok('PATCH', '/providers/openai', { api_key: 'sk-builtin-instance' });
+    assert.ok(await eventually(() => catalog.providerKey('openai') === 'sk-builtin-instance'));
+    const ws = await one.admin.workspace();
+    await one.admin.ok('PUT', `/workspaces/${ws}/provider-keys/openai`, { api_key: 'sk-builtin-ws' });
+    assert.ok(await eventually(() => catalog.hasWorkspaceKey('openai', ws)));
+    assert.is(catalog.providerKey('openai', ws), 'sk-builtin-ws');
+    assert.is(catalog.providerKey('openai', 'another'), 'sk-builtin-instance');
+    await one.admin.ok('PATCH', `/built-in-models/${encodeURIComponent('openai:gpt-4o')}`, { hidden: true });
+    assert.ok(await eventually(() => catalog.model('openai:gpt-4o') === undefined));
   });
 } else {
   test('the safety reload picks up a change whose message never came (two processes, no shared cache)', async () => {

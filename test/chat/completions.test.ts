@@ -126,8 +126,10 @@ test('usage record and spans are written behind the response, with no prompt tex
   // 1000 × $2.50/M + 100 × $10/M = 2500 + 1000 micro-USD
   assert.is(Number(r.cost_micro_usd), 3500);
   assert.is(Number(r.status), 200);
-  const spans = await store.execute<Record<string, unknown>>('select name, attributes from spans where trace_id = ?', [id]);
-  assert.equal(spans.map((s) => s.name), ['chat.completions']);
+  const spans = await store.execute<Record<string, unknown>>('select name, attributes from spans where trace_id = ? order by parent_span_id desc', [id]);
+  // The request's span, and one child span for its one upstream attempt.
+  assert.equal(spans.map((s) => s.name).sort(), ['chat.completions', 'upstream.attempt']);
+  spans.sort((a, b) => (a.name === 'chat.completions' ? -1 : b.name === 'chat.completions' ? 1 : 0));
   const attributes = JSON.parse(spans[0]!.attributes as string) as Record<string, unknown>;
   assert.is(attributes['svc.model'], modelName);
   assert.is(attributes['svc.cost_micro_usd'], 3500);

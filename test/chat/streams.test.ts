@@ -14,7 +14,8 @@ let w: ChatWorld;
 const streamBody = { model: modelName, messages: hello, stream: true };
 
 test.before(async () => {
-  w = await startChatWorld();
+  // One attempt per request (retries: upstream-faults tests); an output limit that covers the long back-pressure stream.
+  w = await startChatWorld({ plugins: { 'chat-api': { config: { upstream: { retries: 0 } } } } }, { context_window: 1_000_000, output_limit: 100_000 });
 });
 test.after(async () => w.stop());
 test.before.each(() => w.mock.reset());

@@ -16,8 +16,11 @@ const upstreamKey = 'sk-upstream-canary-7f3a';
 /** Every error body seen, checked at the end for the provider's key and address. */
 const seen: string[] = [];
 
+/** One attempt per request: this suite checks how each answer maps (retries: upstream-faults tests). */
+const once = { 'chat-api': { config: { upstream: { retries: 0 } } } };
+
 test.before(async () => {
-  w = await startChatWorld();
+  w = await startChatWorld({ plugins: once });
 });
 test.after(async () => w.stop());
 test.before.each(() => w.mock.reset());
@@ -138,7 +141,7 @@ test('vendor text repeated in a message never carries the provider key or addres
 });
 
 test('upstream_unavailable: a provider that never answers, with a short first-byte timeout', async () => {
-  const h = await startChatWorld({ plugins: { providers: { config: { firstByteMs: 400 } } } });
+  const h = await startChatWorld({ plugins: { ...once, providers: { config: { firstByteMs: 400, firstTokenMs: 400, totalMs: 400 } } } });
   try {
     for (const stream of [false, true]) {
       h.mock.enqueue({ hang: true });

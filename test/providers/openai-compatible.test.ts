@@ -98,13 +98,15 @@ test('stream: a recorded OpenAI stream split at odd byte boundaries parses the s
   assert.is('obfuscation' in chunks[1]!, false);
 });
 
-test('stream interrupted: reset, malformed data, error event, idle, EOF without [DONE]', async () => {
+test('stream interrupted: reset, malformed data in a row, error event, idle, EOF without a finish reason', async () => {
   const cases: Array<[string, Parameters<MockUpstream['enqueue']>[0], string]> = [
     ['reset', { chunks: ['a', 'b', 'c'], breakAfter: 2 }, 'ab'],
     ['eof', { raw: (_q, res) => res.writeHead(200).end(readFixture('openai-text.chunks.txt').split('\n\n').slice(0, 3).join('\n\n') + '\n\n') }, '**Holiday'],
     ['idle', { chunks: ['a', 'b'], gapMs: 1200 }, 'a'],
     ['error_event', { raw: (_q, res) => res.writeHead(200).end(readFixture('openai-midstream-error.chunks.txt')) }, '**Holiday Name'],
-    ['malformed', { raw: (_q, res) => res.writeHead(200).end(`${readFixture('openai-text.chunks.txt').split('\n\n')[1]}\n\ndata: {"id":\n\n`) }, '**'],
+    // One unparsable event is skipped (the stream then ends without a finish reason: eof); three in a row break it.
+    ['eof', { raw: (_q, res) => res.writeHead(200).end(`${readFixture('openai-text.chunks.txt').split('\n\n')[1]}\n\ndata: {"id":\n\n`) }, '**'],
+    ['malformed', { raw: (_q, res) => res.writeHead(200).end(`${readFixture('openai-text.chunks.txt').split('\n\n')[1]}\n\n${'data: {"id":\n\n'.repeat(3)}`) }, '**'],
   ];
   for (const [reason, behaviour, before] of cases) {
     mock.enqueue(behaviour);

@@ -113,3 +113,25 @@ function deepAssign(a: Record<string, unknown>, b: Record<string, unknown>): Rec
   }
   return out;
 }
+
+/**
+ * One service (on a fresh backing) for a whole uvu suite: started before its first test and
+ * stopped after its last. Returns a getter for it.
+ *
+ * @example
+ * const svc = serviceForSuite(test);
+ * test('…', async () => fetch(`${svc().url}/healthz`));
+ */
+export function serviceForSuite(test: { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void }, overrides?: Record<string, unknown>): () => TestService {
+  let backing: Backing | undefined;
+  let svc: TestService | undefined;
+  test.before(async () => {
+    backing = await createBacking();
+    svc = await startService({ backing, overrides });
+  });
+  test.after(async () => {
+    await svc?.stop();
+    await backing?.drop();
+  });
+  return () => svc!;
+}

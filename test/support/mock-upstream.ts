@@ -61,6 +61,17 @@ export interface Behaviour {
   breakAfter?: number;
   /** Never answer; the socket stays open until the client leaves or the mock stops. */
   hang?: boolean;
+  /** Streams: pause after the headers, before the first chunk (a slow first token). */
+  firstChunkDelayMs?: number;
+  /** Streams: write this many chunks, then go silent with the connection open (a stall). */
+  stallAfter?: number;
+  /** Streams: after this many chunks, write `malformedCount` (default 1) unparsable `data:` events. */
+  malformedAfter?: number;
+  malformedCount?: number;
+  /** Streams: send the finish chunk and usage, then end the body without `data: [DONE]`. */
+  noDone?: boolean;
+  /** Report this usage whatever was produced (a misbehaving upstream), whole and streamed. */
+  reportUsage?: MockUsage;
   /** Escape hatch: answer however you like. */
   raw?: (req: IncomingMessage, res: ServerResponse, record: RecordedRequest) => void;
 }
@@ -174,7 +185,7 @@ export class MockUpstream {
     if (route === 'models') return this.json(res, { object: 'list', data: this.models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'mock' })) });
     const request = body as { model?: string; stream?: boolean; stream_options?: { include_usage?: boolean }; messages?: Array<{ content?: unknown }> } | undefined;
     const content = b.chunks ? b.chunks.join('') : b.reply?.content === undefined ? 'Hello from the mock.' : b.reply.content;
-    const u = b.usage ?? b.reply?.usage ?? { prompt_tokens: approxTokens(promptText(request)), completion_tokens: approxTokens(content ?? '') };
+    const u = b.reportUsage ?? b.usage ?? b.reply?.usage ?? { prompt_tokens: approxTokens(promptText(request)), completion_tokens: approxTokens(content ?? '') };
     const usage = { ...u, total_tokens: u.total_tokens ?? u.prompt_tokens + u.completion_tokens };
     const id = `chatcmpl-mock${++this.seq}`;
     const head = { id, created: Math.floor(Date.now() / 1000), model: request?.model ?? 'mock-model', system_fingerprint: 'fp_mock' };
@@ -198,14 +209,18 @@ export class MockUpstream {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.flushHeaders();
     const write = (o: unknown) => res.write(`data: ${JSON.stringify(o)}\n\n`);
+    if (b.firstChunkDelayMs) await sleep(b.firstChunkDelayMs);
     for (let i = 0; i < frames.length; i++) {
       if (b.breakAfter !== undefined && i >= b.breakAfter) return this.drop(res);
+      if (b.stallAfter !== undefined && i >= b.stallAfter) return; // silent, connection open
+      if (i === b.malformedAfter) for (let k = 0; k < (b.malformedCount ?? 1); k++) res.write('data: {"id":"chatcmpl-broken","choices":[{"delta":{"content":"trunc\n\n');
       if (i > 0 && b.gapMs && i < pieces.length) await sleep(b.gapMs);
       if (res.destroyed) return;
       write(frames[i]);
     }
     if (b.breakAfter !== undefined) return this.drop(res); // all chunks, then EOF without [DONE]
     if (request.stream_options?.include_usage) write({ ...head, object: 'chat.completion.chunk', choices: [], usage });
+    if (b.noDone) return void res.end();
     res.end('data: [DONE]\n\n');
   }
 

@@ -1,0 +1,108 @@
+import {
+  GatewayError,
+  toGatewayError,
+  type ProviderRegistry,
+  type RequestContext,
+  type UpstreamCall,
+} from '../../kernel/index.js';
+import type { Cooldown } from './cooldown.js';
+import { contextError, tooLong } from './context-fit.js';
+import { backoffMs, fallbackCodes, isTransient, pause, requestedWaitMs, type UpstreamConfig } from './retry-policy.js';
+import { streamReply, wholeReply, type ReplyEnv } from './replies.js';
+
+export interface AttemptEnv extends ReplyEnv {
+  registry: ProviderRegistry;
+  config: UpstreamConfig;
+  cooldown: Cooldown;
+}
+
+
+/**
+ * The attempt loop of the dispatch phase (README "When the upstream fails"), for every selection:
+ * each candidate in order (the held model, then the route's fallbacks the hold covers), each tried
+ * up to 1 + `retries` times while its failures are transient and nothing reached the client, with
+ * backoff and the vendor's Retry-After; a model cooling down is skipped while another candidate
+ * remains. Resolves once a reply was written (whole, or a stream that may have ended in an error
+ * event); throws the error to answer with when no attempt could give one.
+ */
+export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: AbortSignal): Promise<void> {
+  const { state } = ctx;
+  const chat = state.chat!;
+  const outcome = state.outcome!;
+  const first = state.model ?? state.candidates[0]!;
+  const chain = [first, ...state.candidates.filter((m) => m !== first)].filter((m) => chat.maxTokens === undefined || chat.maxTokens <= m.outputLimit);
+  const attempts = (outcome.attempts = []) as NonNullable<typeof outcome.attempts>;
+  const deadlineAt = ctx.startedAt + env.config.attemptsDeadlineMs;
+  const inputTokens = env.counter.input(chat);
+  if (chain.length === 0) {
+    const field = chat.maxTokensField ?? 'max_tokens';
+    throw new GatewayError('output_too_long', `${field} is above the output limit of every candidate model.`, { param: field });
+  }
+  let last: GatewayError | undefined;
+  for (let i = 0; i < chain.length; i++) {
+    const model = chain[i]!;
+    const maxTokens = chat.maxTokens ?? model.outputLimit;
+    const alone = i === chain.length - 1;
+    if (tooLong(model, inputTokens, maxTokens)) {
+      // An explicit model (or the last candidate left) is refused without a call; a route moves on.
+      last = contextError(model, inputTokens, maxTokens);
+      if (alone) throw last;
+      continue;
+    }
+    const admission = env.cooldown.admit(model.name);
+    if (admission === 'skip' && !alone) continue;
+    for (let retry = 0; retry <= env.config.retries; retry++) {
+      if (signal.aborted) throw signal.reason;
+      state.model = model;
+      const call: UpstreamCall = { model, request: { ...chat, maxTokens }, signal, onMalformed: () => onMalformed(ctx, env) };
+      if (model.deadlines) call.deadlines = model.deadlines;
+      const record = { model: model.name, provider: model.provider, start: performance.now() - ctx.startedAt, end: 0, outcome: 'ok', retry: retry > 0 };
+      attempts.push(record);
+      outcome.sent = true;
+      try {
+        const adapter = env.registry.adapter(model.provider, ctx.state.principal?.workspaceId);
+        if (chat.stream) await streamReply(ctx, adapter, call, env);
+        else await wholeReply(ctx, adapter, call, env);
+        record.end = performance.now() - ctx.startedAt;
+        record.outcome = outcome.errorCode ?? 'ok';
+        env.cooldown.succeeded(model.name);
+        if (i > 0) env.stats.counts.fallbacks++;
+        return;
+      } catch (err) {
+        record.end = performance.now() - ctx.startedAt;
+        if (signal.aborted || ctx.res.headersSent) {
+          record.outcome = 'aborted';
+          env.cooldown.released(model.name);
+          throw signal.aborted ? signal.reason : err;
+        }
+        const g = toGatewayError(err);
+        record.outcome = g.code;
+        last = g;
+        if (!isTransient(g)) {
+          env.cooldown.released(model.name);
+          break;
+        }
+        env.cooldown.failed(model.name);
+        const wait = requestedWaitMs(g);
+        // A vendor asking for a longer wait than the bound: move on rather than hold the client.
+        if (wait !== undefined && wait > env.config.maxRetryAfterMs) break;
+        if (retry === env.config.retries || (env.cooldown.cooling(model.name) && !alone)) break;
+        const delay = Math.max(backoffMs(retry + 1, env.config), wait ?? 0);
+        if (performance.now() + delay >= deadlineAt) break;
+        await pause(delay, signal);
+        env.stats.counts.retries++;
+      }
+    }
+    if (!last || !fallbackCodes.has(last.code)) break;
+    // A route may move on after the provider's own context refusal; an explicit model has no next candidate.
+  }
+  throw last ?? new GatewayError('upstream_unavailable', 'No candidate model could be called.');
+}
+
+function onMalformed(ctx: RequestContext, env: AttemptEnv): void {
+  const o = ctx.state.outcome!;
+  o.malformedEvents = (o.malformedEvents ?? 0) + 1;
+  env.stats.counts.malformedEvents++;
+  // Once per request, never with the event's text.
+  if (o.malformedEvents === 1) env.log.warn('upstream.malformed_event', { request_id: ctx.id, provider: ctx.state.model?.provider ?? '' });
+}

@@ -1,0 +1,55 @@
+/**
+ * Per-replica cool-down of failing models (README "When the upstream fails"): after
+ * `failures` transient failures in a row a model is skipped for `ms`; then exactly one request
+ * probes it. The probe's success puts the model back in use; its failure starts a new cool-down.
+ * Per replica (not shared through the cache): each replica learns from its own calls, which keeps
+ * the hot path free of a cache round trip; a replica that never saw the outage keeps trying.
+ */
+interface State {
+  failures: number;
+  /** Until when the model is skipped (ms epoch); 0 when not cooling. */
+  until: number;
+  /** A probe request is in flight. */
+  probing: boolean;
+}
+
+export type Admission = 'use' | 'probe' | 'skip';
+
+export class Cooldown {
+  private readonly models = new Map<string, State>();
+
+  constructor(private readonly failures: number, private readonly ms: number, private readonly now: () => number = Date.now) {}
+
+  /** Whether a request may call `model` now: freely, as the single probe, or not at all. */
+  admit(model: string): Admission {
+    const s = this.models.get(model);
+    if (!s || s.until === 0) return 'use';
+    if (this.now() < s.until || s.probing) return 'skip';
+    s.probing = true;
+    return 'probe';
+  }
+
+  succeeded(model: string): void {
+    this.models.delete(model);
+  }
+
+  /** A transient failure (a non-transient one says nothing about the model's health). */
+  failed(model: string): void {
+    const s = this.models.get(model) ?? { failures: 0, until: 0, probing: false };
+    s.failures++;
+    if (s.probing || s.failures >= this.failures) s.until = this.now() + this.ms;
+    s.probing = false;
+    this.models.set(model, s);
+  }
+
+  /** A probe that ended without telling (the client left, a non-transient error): let the next request probe. */
+  released(model: string): void {
+    const s = this.models.get(model);
+    if (s) s.probing = false;
+  }
+
+  cooling(model: string): boolean {
+    const s = this.models.get(model);
+    return !!s && s.until !== 0;
+  }
+}

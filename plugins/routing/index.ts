@@ -1,0 +1,78 @@
+import {
+  AdminApiToken,
+  CacheToken,
+  CatalogToken,
+  ConversationsToken,
+  definePlugin,
+  RoutesToken,
+  SnapshotSync,
+  StoreToken,
+  type PluginContext,
+} from '../../kernel/index.js';
+import { ClassifierHost } from './classifier-host.js';
+import { RoutingConfigSchema, type RoutingConfig } from './config.js';
+import { migrations } from './migrations.js';
+import { routeRoutes } from './routes/routes.js';
+import { enabledRoutes, selectRouted } from './select.js';
+import { changeChannel, emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
+
+declare module '../../kernel/index.js' {
+  interface LogEvents {
+    'routing.snapshot_failed': { error_code: string };
+  }
+}
+
+interface Running { sync: SnapshotSync<Snapshot>; classifier: ClassifierHost }
+
+/** One service's routing state; several services may run in one process (tests). */
+const running = new WeakMap<object, Running>();
+const stateOf = (ctx: PluginContext<RoutingConfig>): Running => running.get(ctx.container)!;
+
+/**
+ * Workspace routing (SPEC.md Route, Model selection): routes and routing settings in the admin
+ * API, served from a per-replica snapshot; the select phase for `route/<name>` and `auto`
+ * (pinned, signal, classifier, default; sticky through conversations); the classifier's health.
+ */
+export default definePlugin({
+  name: 'routing',
+  dependsOn: ['admin-api', 'identity', 'catalog'],
+  config: RoutingConfigSchema,
+  migrations,
+  register(ctx) {
+    const store = ctx.use(StoreToken);
+    const catalog = ctx.use(CatalogToken);
+    const cfg = ctx.config;
+    const sync = new SnapshotSync<Snapshot>({
+      channel: changeChannel,
+      initial: emptySnapshot(),
+      load: () => loadSnapshot(store),
+      cache: ctx.use(CacheToken),
+      intervalMs: cfg.snapshotReloadMs,
+      onError: (err) => ctx.log.warn('routing.snapshot_failed', { error_code: String((err as { code?: string }).code ?? 'error') }),
+    });
+    const classifier = new ClassifierHost(ctx.log);
+    running.set(ctx.container, { sync, classifier });
+
+    ctx.provide(RoutesToken, {
+      enabledRoutes: (workspaceId) => enabledRoutes(sync.current, workspaceId).map((r) => ({ name: r.name, description: r.description })),
+    });
+    const thresholds = { confidenceThreshold: cfg.confidenceThreshold, margin: cfg.margin, minChars: cfg.minChars };
+    ctx.hook('select', (rc) =>
+      selectRouted(rc, { catalog, snapshot: () => sync.current, classifier, thresholds, conversations: () => ctx.optional(ConversationsToken) }),
+    );
+    // Not critical: without the classifier chat still works and `auto` goes to the default (SPEC.md Health status).
+    ctx.health('classifier', async () => (classifier.state === 'ready' ? undefined : 'unavailable'), { critical: false });
+    routeRoutes({ admin: ctx.use(AdminApiToken), catalog, store, sync });
+  },
+  async start(ctx) {
+    const r = stateOf(ctx);
+    await r.sync.start();
+    // Never block boot on the model: `auto` answers classifier_unavailable until it is ready.
+    void r.classifier.load(ctx.config.classifier);
+  },
+  async stop(ctx) {
+    const r = stateOf(ctx);
+    await r.sync.stop();
+    await r.classifier.close();
+  },
+});

@@ -1,0 +1,116 @@
+import { GatewayError, type CatalogModel, type CatalogService, type ConversationsService, type RequestContext, type RoutingRule } from '../../kernel/index.js';
+import type { ClassifierHost } from './classifier-host.js';
+import { decideAfterClassifier, decideBeforeClassifier, latestUserText, type Decision, type Thresholds } from './decide.js';
+import { noSettings, type Route, type Snapshot } from './snapshot.js';
+
+export interface SelectDeps {
+  catalog: CatalogService;
+  snapshot: () => Snapshot;
+  classifier: ClassifierHost;
+  thresholds: Thresholds;
+  conversations: () => ConversationsService | undefined;
+}
+
+/** A client-chosen name as echoed in an error message: never more than 200 characters of it. */
+const shown = (name: string): string => (name.length > 200 ? `${name.slice(0, 200)}…` : name);
+
+export const enabledRoutes = (snap: Snapshot, workspaceId: string): Route[] => (snap.routes.get(workspaceId) ?? []).filter((r) => r.enabled);
+
+/**
+ * The models a chain of names can send to, in order: each must still be added, priced, and have a
+ * configured provider (SPEC.md: a removed provider's models are refused). When none can, the
+ * request ends here with the error of the first name (`what` says whose models they were).
+ */
+export function callable(catalog: CatalogService, workspaceId: string, names: string[], what: string): CatalogModel[] {
+  const out: CatalogModel[] = [];
+  let providerGone: string | undefined;
+  for (const name of new Set(names)) {
+    const m = catalog.model(name);
+    if (!m || m.inputMicroUsdPerMTok === null || m.outputMicroUsdPerMTok === null) continue;
+    // A built-in provider counts as configured with the workspace's own key too.
+    if (!catalog.configured(m.provider, workspaceId)) {
+      providerGone ??= m.provider;
+      continue;
+    }
+    out.push(m);
+  }
+  if (out.length > 0) return out;
+  if (providerGone) throw new GatewayError('provider_not_configured', `The provider ${providerGone} of ${what} is not configured.`, { param: 'model' });
+  throw new GatewayError('model_not_found', `${what} names no model that is added and priced; an admin must give it another model.`, { param: 'model' });
+}
+
+/** The candidates a decision stands for: its route's model and fallbacks, or its single model. */
+function candidatesOf(d: Decision, routes: Route[], catalog: CatalogService, workspaceId: string): CatalogModel[] | undefined {
+  if (d.route) {
+    const route = routes.find((r) => r.name === d.route);
+    return route && callable(catalog, workspaceId, [route.model, ...route.fallbacks], `route/${route.name}`);
+  }
+  if (!d.model) throw new GatewayError('no_model', 'Nothing chose a model and the workspace has no default.', { param: 'model' });
+  return callable(catalog, workspaceId, [d.model], `the workspace's ${d.rule === 'pinned' ? 'pinned' : 'default'} model`);
+}
+
+/** A kept decision's candidates, or undefined when its route or model is gone (then the request decides afresh). */
+function keptCandidates(d: Decision, routes: Route[], catalog: CatalogService, workspaceId: string): CatalogModel[] | undefined {
+  try {
+    return candidatesOf(d, routes, catalog, workspaceId);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a selection says, whichever rule made it. */
+type Chosen = Pick<Decision, 'route' | 'reason' | 'confidence'> & { rule: RoutingRule };
+
+function apply(rc: RequestContext, d: Chosen, candidates: CatalogModel[], sticky: boolean): void {
+  rc.state.candidates = candidates;
+  rc.state.selection = {
+    rule: sticky ? 'sticky' : d.rule,
+    ...(d.route ? { route: d.route } : {}),
+    ...(!sticky && d.reason ? { reason: d.reason } : {}),
+    ...(!sticky && d.confidence !== null ? { confidence: d.confidence } : {}),
+  };
+}
+
+/**
+ * The select phase for `route/<name>` and `auto` (explicit models are chat-api's). A disabled or
+ * unknown route is 404 model_not_found, as if it did not exist.
+ */
+export async function selectRouted(rc: RequestContext, deps: SelectDeps): Promise<void> {
+  const name = rc.state.chat!.model;
+  if (rc.state.candidates.length > 0 || (name !== 'auto' && !name.startsWith('route/'))) return;
+  const workspaceId = rc.state.principal!.workspaceId;
+  const snap = deps.snapshot();
+  const routes = enabledRoutes(snap, workspaceId);
+  if (name !== 'auto') {
+    const route = routes.find((r) => `route/${r.name}` === name);
+    if (!route) throw new GatewayError('model_not_found', `No model or route named ${shown(name)}.`, { param: 'model' });
+    apply(rc, { rule: 'explicit', route: route.name, reason: null, confidence: null }, callable(deps.catalog, workspaceId, [route.model, ...route.fallbacks], name), false);
+    return;
+  }
+  const settings = snap.settings.get(workspaceId) ?? noSettings;
+  const conversation = rc.state.conversation;
+  // A pinned model is for the whole workspace: it outranks a conversation's earlier choice.
+  if (conversation?.decision && !settings.pinnedModel) {
+    const kept = keptCandidates(conversation.decision, routes, deps.catalog, workspaceId);
+    if (kept) return apply(rc, conversation.decision, kept, true);
+    // Its route (or model) was removed or disabled since: decide afresh for this request (the kept decision stays).
+  }
+  const text = latestUserText(rc.state.chat!.messages);
+  let decision = decideBeforeClassifier(text, settings, routes, deps.thresholds);
+  if (!decision) {
+    const result = await deps.classifier.classify(text, routes, rc.id);
+    decision = decideAfterClassifier(text, result, settings, routes, deps.thresholds);
+  }
+  const candidates = candidatesOf(decision, routes, deps.catalog, workspaceId)!;
+  const service = deps.conversations();
+  if (conversation && !conversation.decision && service && decision.rule !== 'pinned') {
+    // Kept in the database, not in memory: another replica may serve the conversation's next request.
+    const kept = await service.keepDecision(conversation.id, decision);
+    if (kept.rule !== decision.rule || kept.route !== decision.route || kept.model !== decision.model) {
+      // Another request of this conversation decided first: follow it.
+      const theirs = keptCandidates(kept, routes, deps.catalog, workspaceId);
+      if (theirs) return apply(rc, kept, theirs, true);
+    }
+  }
+  apply(rc, decision, candidates, false);
+}

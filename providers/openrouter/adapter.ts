@@ -1,0 +1,10 @@
+import type { ProviderSettings } from '../../kernel/index.js';
+import { OpenAICompatibleAdapter, type AdapterSettings } from '../openai-compatible/adapter.js';
+import { openrouterQuirks } from './transform.js';
+
+/** OpenRouter through the shared Chat Completions adapter (pool, deadlines, stream end rules) with its quirks. */
+export class OpenRouterAdapter extends OpenAICompatibleAdapter {
+  constructor(settings: ProviderSettings) {
+    super({ ...(settings as AdapterSettings), quirks: openrouterQuirks });
+  }
+}

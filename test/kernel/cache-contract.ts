@@ -1,0 +1,184 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { CachePort } from '../../kernel/cache/port.js';
+
+/**
+ * The cache port's behaviour, run against every implementation and deployment (memory, one
+ * Redis, a Redis Cluster, a Sentinel set): cache.test.ts and redis-topologies.test.ts.
+ */
+
+/** One implementation under test: `peer` is a second client over the same shared state. */
+export interface Subject {
+  name: string;
+  open(): CachePort;
+  peer(): CachePort;
+}
+
+let seq = 0;
+/** Fresh keys per test, so no test sees another's state and nothing needs flushing between them. */
+const key = (name: string): string => `${name}:${++seq}`;
+
+async function until(check: () => boolean, ms = 2000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check() && Date.now() < end) await sleep(10);
+}
+
+export function contract(s: Subject): void {
+  const test = suite(`cache contract: ${s.name}`);
+  const c = s.open();
+  test.after(() => c.close());
+
+  test('get, set, ttl and expiry', async () => {
+    const [a, b] = [key('a'), key('b')];
+    assert.is(await c.get(a), null);
+    assert.is(await c.ttl(a), -2);
+    await c.set(a, 'x', 200);
+    await c.set(b, 'y');
+    assert.is(await c.get(a), 'x');
+    const t = await c.ttl(a);
+    assert.ok(t > 0 && t <= 200, `ttl ${t}`);
+    assert.is(await c.ttl(b), -1);
+    await sleep(250);
+    assert.is(await c.get(a), null);
+    assert.is(await c.ttl(a), -2);
+    await c.set(b, 'z', 5000);
+    await c.set(b, 'w'); // a plain set drops the expiry
+    assert.is(await c.ttl(b), -1);
+    await c.del(a, b);
+    assert.is(await c.get(b), null);
+  });
+
+  test('setIfAbsent', async () => {
+    const a = key('nx');
+    assert.is(await c.setIfAbsent(a, '1', 150), true);
+    assert.is(await c.setIfAbsent(a, '2'), false);
+    assert.is(await c.get(a), '1');
+    await sleep(200);
+    assert.is(await c.setIfAbsent(a, '3'), true);
+    assert.is(await c.get(a), '3');
+    assert.is(await c.ttl(a), -1);
+  });
+
+  test('incr sets the expiry only on creation', async () => {
+    const [a, b] = [key('incr'), key('incr')];
+    assert.is(await c.incr(a, 5, 300), 5);
+    await sleep(50);
+    assert.is(await c.incr(a, 2, 10_000), 7);
+    const t = await c.ttl(a);
+    assert.ok(t > 0 && t <= 260, `ttl ${t}`);
+    await sleep(300);
+    assert.is(await c.get(a), null);
+    assert.is(await c.incr(b, -3), -3);
+    assert.is(await c.ttl(b), -1);
+    assert.is(await c.incr(b, 2 ** 40), 2 ** 40 - 3);
+  });
+
+  test('reserve is all-or-nothing across keys', async () => {
+    const [a, b, d, set] = [key('r'), key('r'), key('r'), key('set')];
+    await c.incr(a, 5);
+    await c.incr(b, 1, 5000);
+    const lines = [
+      { key: a, amount: 3, limit: 10 },
+      { key: b, amount: 3, limit: 3, ttlMs: 100 },
+      { key: d, amount: 1, limit: null },
+    ];
+    const r = await c.reserve(lines, { key: set, member: 'm1', score: 1 });
+    assert.is(r.ok, false);
+    if (r.ok) return;
+    assert.is(r.index, 1);
+    assert.is(r.current, 1);
+    assert.ok(r.ttlMs > 0 && r.ttlMs <= 5000, `ttl ${r.ttlMs}`);
+    assert.equal([await c.get(a), await c.get(b), await c.get(d)], ['5', '1', null]);
+    assert.equal(await c.popExpired(set, 10, 10), [], 'not tracked when refused');
+
+    lines[1]!.limit = 4;
+    assert.equal(await c.reserve(lines, { key: set, member: 'm2', score: 2 }), { ok: true, values: [8, 4, 1] });
+    assert.equal(await c.popExpired(set, 10, 10), ['m2']);
+    const absent = await c.reserve([{ key: key('r'), amount: 2, limit: 1 }]);
+    assert.equal(absent, { ok: false, index: 0, current: 0, ttlMs: -2 });
+  });
+
+  test('reserve: no limit, big integers, expiry only on creation', async () => {
+    const [a, b] = [key('big'), key('win')];
+    assert.equal(await c.reserve([{ key: a, amount: 2 ** 40 + 7, limit: null }]), { ok: true, values: [2 ** 40 + 7] });
+    assert.equal(await c.reserve([{ key: a, amount: 2 ** 41, limit: null }]), { ok: true, values: [3 * 2 ** 40 + 7] });
+    assert.is(await c.get(a), String(3 * 2 ** 40 + 7));
+    assert.is(await c.ttl(a), -1);
+    await c.reserve([{ key: b, amount: 1, limit: 5, ttlMs: 100 }]);
+    await c.reserve([{ key: b, amount: 1, limit: 5, ttlMs: 60_000 }]);
+    const t = await c.ttl(b);
+    assert.ok(t > 0 && t <= 100, `ttl ${t}`);
+  });
+
+  test('reserve seeds absent keys only, even when refused', async () => {
+    const [a, b] = [key('seed'), key('seed')];
+    const r = await c.reserve([{ key: a, amount: 30, limit: 120, seed: 100, ttlMs: 5000 }]);
+    assert.equal({ ...r, ttlMs: 0 }, { ok: false, index: 0, current: 100, ttlMs: 0 });
+    assert.is(await c.get(a), '100');
+    const t = await c.ttl(a);
+    assert.ok(t > 0 && t <= 5000, `seeded ttl ${t}`);
+    await c.set(b, '10');
+    assert.equal(await c.reserve([{ key: b, amount: 1, limit: 20, seed: 100 }]), { ok: true, values: [11] });
+  });
+
+  test('adjust and untrack', async () => {
+    const [a, b, d, set] = [key('adj'), key('adj'), key('adj'), key('set')];
+    await c.reserve([{ key: a, amount: 10, limit: 100 }], { key: set, member: 'h1', score: 5 });
+    await c.reserve([], { key: set, member: 'h2', score: 6 });
+    const values = await c.adjust(
+      [{ key: a, delta: -4 }, { key: b, delta: 3, seed: 50 }, { key: d, delta: 2, ttlMs: 100 }],
+      { key: set, member: 'h1' },
+    );
+    assert.equal(values, [6, 53, 2]);
+    const t = await c.ttl(d);
+    assert.ok(t > 0 && t <= 100, `ttl ${t}`);
+    assert.equal(await c.popExpired(set, 100, 10), ['h2']);
+  });
+
+  test('popExpired: lowest scores first, up to the limit, then gone', async () => {
+    const set = key('holds');
+    for (const [member, score] of [['a', 30], ['b', 10], ['c', 20], ['d', 40]] as const) {
+      await c.reserve([], { key: set, member, score });
+    }
+    assert.equal(await c.popExpired(set, 30, 2), ['b', 'c']);
+    assert.equal(await c.popExpired(set, 30, 10), ['a']);
+    assert.equal(await c.popExpired(set, 30, 10), []);
+    assert.equal(await c.popExpired(set, 0, 0), []);
+    assert.equal(await c.popExpired(set, Infinity, 10), ['d']);
+    await c.reserve([], { key: set, member: 'e', score: 1 });
+    await c.del(set); // a tracking set is a key like any other
+    assert.equal(await c.popExpired(set, 100, 10), []);
+  });
+
+  test('publish and subscribe across clients, unsubscribe', async () => {
+    const [p, ch] = [s.peer(), key('ch')];
+    const [one, two]: string[][] = [[], []];
+    const off1 = await p.subscribe(ch, (m) => one.push(m));
+    const off2 = await p.subscribe(ch, (m) => two.push(m));
+    await c.publish(ch, 'hello');
+    await until(() => one.length > 0 && two.length > 0);
+    assert.equal([one, two], [['hello'], ['hello']]);
+    await off1();
+    await c.publish(ch, 'again');
+    await until(() => two.length > 1);
+    await off2();
+    await c.publish(ch, 'nobody');
+    await sleep(50);
+    assert.equal([one, two], [['hello'], ['hello', 'again']]);
+    if (p !== c) await p.close();
+  });
+
+  test('200 concurrent reservations from two clients never overshoot', async () => {
+    const [p, a] = [s.peer(), key('race')];
+    const clients = [c, p];
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => clients[i % 2]!.reserve([{ key: a, amount: 7, limit: 1000 }])),
+    );
+    assert.is(results.filter((r) => r.ok).length, 142);
+    assert.is(await c.get(a), String(Math.floor(1000 / 7) * 7));
+    if (p !== c) await p.close();
+  });
+
+  test.run();
+}
