@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors/index.js';
 import type { Usage } from '../contracts/chat.js';
+import type { UpstreamFailureHints } from '../contracts/upstream.js';
 
 /**
  * The failures every vendor adapter reports the same way (providers/README.md §3): the spec's
@@ -34,7 +35,7 @@ const failureText: Record<UpstreamFailure, string> = {
  * @example
  * throw upstreamUnavailable(ctx, 'timeout'); // 502 upstream_unavailable, svc { provider }
  */
-export function upstreamUnavailable(ctx: UpstreamErrorContext, why: UpstreamFailure): GatewayError {
+export function upstreamUnavailable(ctx: UpstreamErrorContext, why: UpstreamFailure): GatewayError & UpstreamFailureHints {
   return withHints(new GatewayError('upstream_unavailable', `Provider ${ctx.provider} ${failureText[why]}.`, { details: { provider: ctx.provider } }), true);
 }
 
@@ -42,7 +43,7 @@ export function upstreamUnavailable(ctx: UpstreamErrorContext, why: UpstreamFail
  * Sets the retry hints the dispatcher reads from a GatewayError (providers/README.md "Retry
  * hints"): whether another attempt on the same model may succeed, and the vendor's requested wait.
  */
-export function withHints<E extends GatewayError>(err: E, transient: boolean, retryAfterMs?: number): E & { transient: boolean; retryAfterMs?: number } {
+export function withHints<E extends GatewayError>(err: E, transient: boolean, retryAfterMs?: number): E & UpstreamFailureHints {
   return Object.assign(err, retryAfterMs === undefined ? { transient } : { transient, retryAfterMs });
 }
 
@@ -53,7 +54,7 @@ export function withHints<E extends GatewayError>(err: E, transient: boolean, re
  * @example
  * throw vendorUnavailable(ctx, 529);
  */
-export function vendorUnavailable(ctx: UpstreamErrorContext, status: number): GatewayError {
+export function vendorUnavailable(ctx: UpstreamErrorContext, status: number): GatewayError & UpstreamFailureHints {
   const err = new GatewayError('upstream_unavailable', `Provider ${ctx.provider} is unavailable (HTTP ${status}).`, { details: { provider: ctx.provider } });
   return withHints(err, status !== 404);
 }
@@ -66,7 +67,7 @@ export function vendorUnavailable(ctx: UpstreamErrorContext, status: number): Ga
  * @example
  * throw rateLimited(ctx, rateLimitWait(headers)); // svc { provider, rate_limited: true, retry_after_seconds }
  */
-export function rateLimited(ctx: UpstreamErrorContext, seconds: number): GatewayError {
+export function rateLimited(ctx: UpstreamErrorContext, seconds: number): GatewayError & UpstreamFailureHints {
   const err = new GatewayError('upstream_unavailable', `Provider ${ctx.provider} refused the request for its rate limit.`, {
     details: { provider: ctx.provider, rate_limited: true, retry_after_seconds: seconds },
     headers: { 'retry-after': String(seconds), 'retry-after-ms': String(seconds * 1000) },

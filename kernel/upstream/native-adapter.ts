@@ -58,17 +58,11 @@ export interface NativeWire {
 export type NativeSettings = ProviderSettings & { connections?: number };
 
 /**
- * The deadlines of one call: the provider's, overridden by the call's own (its model's). Later
- * stages default to firstByteMs. `firstTokenMs`, `totalMs`, `call.deadlines` and
- * `call.onMalformed` are read as optional fields (providers/README.md "Deadlines", "Stream rules").
+ * The deadlines of one call: the provider's, overridden by the call's own (its model's); the later
+ * stages default to firstByteMs (providers/README.md "Deadlines").
  */
-interface CallOptions {
-  deadlines?: Partial<UpstreamTimeouts & { firstTokenMs: number; totalMs: number }>;
-  onMalformed?: () => void;
-}
-
 function deadlinesOf(settings: ProviderSettings, call: UpstreamCall) {
-  const t: Partial<UpstreamTimeouts & { firstTokenMs: number; totalMs: number }> = { ...settings.timeouts, ...(call as UpstreamCall & CallOptions).deadlines };
+  const t: Partial<UpstreamTimeouts> = { ...settings.timeouts, ...call.deadlines };
   const firstByteMs = t.firstByteMs ?? settings.timeouts.firstByteMs;
   return { firstByteMs, firstTokenMs: t.firstTokenMs ?? firstByteMs, idleMs: t.idleMs ?? settings.timeouts.idleMs, totalMs: t.totalMs ?? firstByteMs };
 }
@@ -175,7 +169,6 @@ export class NativeAdapter implements ProviderAdapter {
   private async *read(body: UpstreamBody, call: UpstreamCall, deadline: CallDeadline, ctx: UpstreamErrorContext): AsyncGenerator<ChatCompletionChunk, void, undefined> {
     const translator = this.wire.translator();
     const { idleMs } = deadlinesOf(this.settings, call);
-    const onMalformed = (call as UpstreamCall & CallOptions).onMalformed;
     let started = false;
     let complete = false;
     let usage: Usage | undefined;
@@ -187,7 +180,7 @@ export class NativeAdapter implements ProviderAdapter {
         const step = translator.push(ev.event, ev.data);
         if (step.usage) usage = step.usage;
         badRun = step.malformed ? badRun + 1 : 0;
-        if (step.malformed) onMalformed?.();
+        if (step.malformed) call.onMalformed?.();
         if (badRun >= malformedInARow) throw started ? streamInterrupted(ctx, 'malformed', usage) : upstreamUnavailable(ctx, 'malformed');
         if (step.error) throw started ? streamInterrupted(ctx, 'error_event', usage) : this.wire.error(step.error.status, {}, step.error.body, ctx);
         for (const chunk of step.chunks) {

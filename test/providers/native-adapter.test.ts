@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ServerResponse } from 'node:http';
-import { rateLimited, vendorUnavailable, upstreamUnavailable, type ProviderAdapter, type UpstreamCall } from '../../kernel/index.js';
+import { rateLimited, vendorUnavailable, upstreamUnavailable, type GatewayError, type ProviderAdapter, type UpstreamCall, type UpstreamFailureHints } from '../../kernel/index.js';
 import anthropic from '../../providers/anthropic/index.js';
 import google from '../../providers/google/index.js';
 import { MockAnthropic, anthropicFixture } from '../support/mock-anthropic.js';
@@ -23,7 +23,7 @@ const adapter = (t = { connectMs: 1000, firstByteMs: 400, idleMs: 400 }) => {
   return a;
 };
 /** A call with the per-call options the dispatcher may set (a model's deadlines, the skipped-event counter). */
-const withOptions = (call: UpstreamCall, options: { deadlines?: Record<string, number>; onMalformed?: () => void }) => Object.assign(call, options);
+const withOptions = (call: UpstreamCall, options: Pick<UpstreamCall, 'deadlines' | 'onMalformed'>): UpstreamCall => ({ ...call, ...options });
 
 test.before.each(async () => {
   mock = await new MockAnthropic({ apiKey: key }).start();
@@ -73,13 +73,13 @@ test('each skipped unreadable event is reported through call.onMalformed', async
 });
 
 test('retry hints: transport failures and 5xx are transient, a 404 endpoint is not; a rate limit carries its wait and headers', async () => {
-  assert.is((upstreamUnavailable(ctx, 'reset') as unknown as { transient: boolean }).transient, true);
-  assert.is((vendorUnavailable(ctx, 529) as unknown as { transient: boolean }).transient, true);
-  assert.is((vendorUnavailable(ctx, 404) as unknown as { transient: boolean }).transient, false);
-  const limited = rateLimited(ctx, 35) as unknown as { transient: boolean; retryAfterMs: number; headers: Record<string, string> };
+  assert.is(upstreamUnavailable(ctx, 'reset').transient, true);
+  assert.is(vendorUnavailable(ctx, 529).transient, true);
+  assert.is(vendorUnavailable(ctx, 404).transient, false);
+  const limited = rateLimited(ctx, 35);
   assert.equal([limited.transient, limited.retryAfterMs, limited.headers], [true, 35_000, { 'retry-after': '35', 'retry-after-ms': '35000' }]);
   const f = geminiError('google-rate-limit');
-  const mapped = mapGemini(f.status, {}, f.body, ctx) as unknown as { retryAfterMs: number; headers: Record<string, string> };
+  const mapped = mapGemini(f.status, {}, f.body, ctx) as GatewayError & UpstreamFailureHints;
   assert.is(mapped.retryAfterMs, 35_000);
   assert.is(mapped.headers['retry-after'], '35');
   assert.is(mapGemini(409, {}, { error: { code: 409, message: 'aborted', status: 'ABORTED' } }, ctx).code, 'upstream_unavailable');
