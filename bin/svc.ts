@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-import { Service } from '../kernel/lifecycle/service.js';
+import { runCli } from '../kernel/lifecycle/cli.js';
 
 const words = process.argv.slice(2);
 
 async function serve(): Promise<void> {
+  // Loaded only to serve: `svc --help` and `svc --version` never load the service.
+  const { Service } = await import('../kernel/lifecycle/service.js');
   const service = new Service();
   let stopping = false;
   const stop = (): void => {
@@ -19,10 +21,22 @@ async function serve(): Promise<void> {
   await service.start();
 }
 
-/** `svc` or `svc serve` starts the service; every other command comes from a plugin (Plugin.commands). */
-const run = words.length === 0 || words[0] === 'serve' ? serve() : new Service({ logSink: process.stderr }).runCommand(words, process.stdout).then(() => process.exit(0));
-run.catch((err: unknown) => {
-  // Start-up problems (bad config, unknown plugin, unreachable database) end here: one clear line, exit 1.
-  process.stderr.write(`svc: ${(err as Error).message}\n`);
-  process.exit(1);
-});
+if (words.length === 0 || words[0] === 'serve') {
+  if (words.length > 1) {
+    process.stderr.write('usage: svc serve\n');
+    process.exit(2);
+  }
+  serve().catch((err: unknown) => {
+    // Start-up problems (bad config, unknown plugin, unreachable database) end here: one clear line, exit 1.
+    process.stderr.write(`svc: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
+} else {
+  runCli(words, { stdout: process.stdout, stderr: process.stderr, env: process.env }).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`svc: ${(err as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+}

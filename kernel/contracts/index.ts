@@ -9,3 +9,5 @@ export * from './credentials.js';
 export * from './upstream.js';
 export * from './routing.js';
 export * from './conversations.js';
+export * from './retention.js';
+export * from './diagnostics.js';

@@ -54,6 +54,10 @@ export interface Outcome {
   malformedEvents?: number;
   /** Output tokens the provider reported beyond what the hold covered (budget.overrun). */
   overrunTokens?: number;
+  /** The model id the provider said answered, before the reply is relabelled (trace export). */
+  responseModel?: string;
+  /** finish_reason of each choice, in order (trace export). */
+  finishReasons?: string[];
 }
 
 /** One upstream attempt of the dispatch phase: which model, when, and how it ended. */
@@ -84,4 +88,10 @@ export interface RequestState {
   fallbackFrom?: { model: string; scope: string }; // hold
   reservations?: PendingReservation[]; // admit, taken by hold
   outcome?: Outcome; // dispatch
+  /**
+   * Set before dispatch by the recording plugin for a workspace that turned recording on; only
+   * then does dispatch keep the reply's text in `reply` (stored apart from spans, never logged).
+   */
+  recordReply?: boolean;
+  reply?: string; // dispatch, when recordReply
 }

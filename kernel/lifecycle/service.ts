@@ -13,6 +13,7 @@ import { openStore, migrate, StoreToken, type Store } from '../store/orm.js';
 import { openCache, CacheToken, type CachePort } from '../cache/index.js';
 import { HealthRegistry, HealthToken } from '../health/registry.js';
 import { packageRoot } from '../paths.js';
+import { PluginOrderToken } from '../contracts/diagnostics.js';
 import { KernelConfigToken, LifecycleToken, LoggerToken, PipelineToken, type Lifecycle } from './lifecycle.js';
 
 export interface ServiceOptions {
@@ -39,6 +40,7 @@ export class Service {
   private store?: Store;
   private cache?: CachePort;
   private plugins: Array<{ loaded: LoadedPlugin; ctx: PluginContext }> = [];
+  private loadedPlugins?: LoadedPlugin[];
   private readonly expiry = new AbortController();
   private lifecycle = { stopping: false, expired: this.expiry.signal };
   private stopped?: Promise<void>;
@@ -77,7 +79,18 @@ export class Service {
    * `words` are the command line after `svc`; the longest matching command name wins.
    */
   async runCommand(words: string[], out: NodeJS.WritableStream): Promise<void> {
-    await this.boot();
+    try {
+      await this.boot();
+    } catch (err) {
+      // Plugins loaded but the store or a plugin failed: a command that can answer without them does.
+      const found = (this.loadedPlugins ?? []).flatMap((l) => l.plugin.commands ?? []).filter((c) => c.name.split(' ').every((w, i) => words[i] === w));
+      const fallback = found.sort((a, b) => b.name.length - a.name.length)[0];
+      await this.stop().catch(() => {});
+      if (!fallback?.whenBootFails) throw err;
+      const plugins = this.loadedPlugins!.map((l) => l.plugin.name);
+      await fallback.whenBootFails({ kernel: this.config, env: this.loaded.env, plugins, error: err as Error }, words.slice(fallback.name.split(' ').length), out);
+      return;
+    }
     try {
       const all = this.plugins.flatMap(({ loaded, ctx }) => (loaded.plugin.commands ?? []).map((c) => ({ c, ctx })));
       const match = all
@@ -96,6 +109,7 @@ export class Service {
   /** Plugins loaded, store migrated, cache open, every plugin registered and started; not listening. */
   private async boot(): Promise<string[]> {
     const loaded = await loadPlugins(this.config, this.loaded.baseDir);
+    this.loadedPlugins = loaded;
     const names = loaded.map((l) => l.plugin.name);
     this.log.debug('plugin.order', { plugins: names });
     const c = this.container;
@@ -104,6 +118,7 @@ export class Service {
     provide(c, PipelineToken, this.pipeline);
     provide(c, HealthToken, this.health);
     provide(c, LifecycleToken, this.lifecycle as Lifecycle);
+    provide(c, PluginOrderToken, names);
 
     this.store = await openStore(this.config, loaded.flatMap((l) => (l.plugin.entities ?? []) as EntitySchema[]));
     provide(c, StoreToken, this.store);

@@ -49,6 +49,22 @@ export interface PluginCommand<C = unknown> {
   /** Words after `svc`, space separated. */
   name: string;
   summary: string;
+  /**
+   * The usage line shown by `svc help <name>` and on bad arguments, e.g.
+   * `svc admin create-admin --email <email> --password-file <file>`. Defaults to `svc <name>`.
+   */
+  usage?: string;
+  /**
+   * Flags the command takes. When given, the `svc` command checks the arguments before booting
+   * anything and exits 2 with the usage line on an unknown, missing or malformed flag.
+   */
+  options?: Record<string, { type: 'string' | 'boolean'; required?: boolean }>;
+  /**
+   * Runs instead of `run` when the service cannot boot (e.g. the database is unreachable), for a
+   * command that must answer anyway (`svc diagnostics`). Nothing is open; it gets the config, the
+   * plugin order and the boot error.
+   */
+  whenBootFails?(input: { kernel: KernelConfig; env: NodeJS.ProcessEnv; plugins: readonly string[]; error: Error }, args: string[], out: NodeJS.WritableStream): Promise<void>;
   /** Writes its result to stdout; throws to exit non-zero with the message on stderr. */
   run(ctx: PluginContext<C>, args: string[], out: NodeJS.WritableStream): Promise<void>;
 }

@@ -19,7 +19,7 @@ function isPlugin(value: unknown): value is Plugin<TSchema> {
 }
 
 /** Built-ins are found by folder name under plugins/; no hand-kept list of imports. */
-function modulePath(name: string, module: string | undefined, baseDir: string): string {
+export function modulePath(name: string, module: string | undefined, baseDir: string): string {
   if (!module) return resolve(distRoot, 'plugins', name, 'index.js');
   return isAbsolute(module) ? module : resolve(baseDir, module);
 }

@@ -9,6 +9,7 @@ import {
   defineToken,
   definePlugin,
   IdentityToken,
+  RetentionToken,
   StoreToken,
   TokenCounterToken,
   type PluginContext,
@@ -26,6 +27,7 @@ import { Totals } from './totals.js';
 import { capRoutes } from './routes/caps.js';
 import { settingRoutes } from './routes/settings.js';
 import { spendRoutes } from './routes/spend.js';
+import { budgetRetention } from './retention-kinds.js';
 
 /** Writes buffered charges, ended holds and alert deliveries now (tests and the CLI read after it). */
 export const BudgetsFlushToken = defineToken<() => Promise<void>>('budgets.flush');
@@ -121,6 +123,7 @@ export default definePlugin({
     await r.totals.refresh();
     r.totals.start();
     r.reaper.start();
+    for (const k of budgetRetention) ctx.optional(RetentionToken)?.register(k);
   },
   async stop(ctx) {
     const r = stateOf(ctx);

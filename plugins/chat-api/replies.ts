@@ -49,6 +49,9 @@ export async function wholeReply(ctx: RequestContext, adapter: ProviderAdapter, 
   const completion = await adapter.complete(call);
   const outcome = ctx.state.outcome!;
   outcome.firstTokenMs = Math.round(performance.now() - ctx.startedAt);
+  outcome.responseModel = completion.model;
+  outcome.finishReasons = completion.choices.map((c) => c.finish_reason ?? 'null');
+  if (ctx.state.recordReply) ctx.state.reply = completion.choices[0]?.message.content ?? '';
   completion.model = call.model.name;
   if (completion.usage) {
     overrun(ctx, env, call, completion.usage);
@@ -91,6 +94,16 @@ class OutputMeter {
   }
 }
 
+/** What trace export and recording need from a chunk: the provider's model id, finish reasons, the text (recording on only). */
+function noteChunk(ctx: RequestContext, chunk: ChatCompletionChunk): void {
+  const outcome = ctx.state.outcome!;
+  outcome.responseModel ??= chunk.model;
+  for (const c of chunk.choices) {
+    if (c.finish_reason) (outcome.finishReasons ??= [])[c.index] = c.finish_reason;
+    if (ctx.state.recordReply && c.index === 0 && c.delta.content) ctx.state.reply = (ctx.state.reply ?? '') + c.delta.content;
+  }
+}
+
 function lengthChunk(like: ChatCompletionChunk): ChatCompletionChunk {
   return { id: like.id, object: 'chat.completion.chunk', created: like.created, model: like.model, choices: [{ index: 0, delta: {}, finish_reason: 'length', logprobs: null }] };
 }
@@ -117,6 +130,7 @@ export async function streamReply(ctx: RequestContext, adapter: ProviderAdapter,
   try {
     while (!next.done) {
       const chunk = next.value;
+      noteChunk(ctx, chunk);
       chunk.model = call.model.name;
       if (chunk.usage) {
         overrun(ctx, env, call, chunk.usage);
@@ -137,6 +151,7 @@ export async function streamReply(ctx: RequestContext, adapter: ProviderAdapter,
     }
     if (cut) {
       env.stats.counts.cutAtHold++;
+      (outcome.finishReasons ??= [])[0] = 'length';
       await iterator.return?.().catch(() => {});
       await writer.chunk(lengthChunk(next.value as ChatCompletionChunk));
       usage = { prompt_tokens: env.counter.input(call.request), completion_tokens: max, total_tokens: 0 };

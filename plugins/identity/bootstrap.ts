@@ -79,6 +79,7 @@ export function createAdminCommand(deps: (ctx: PluginContext<IdentityConfig>) =>
   return {
     name: 'admin create-admin',
     summary: 'Create an instance admin (--email E --password-file F)',
+    usage: usage.slice('usage: '.length),
     async run(ctx, args, out) {
       const email = flag(args, 'email');
       const file = flag(args, 'password-file');

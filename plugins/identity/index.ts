@@ -1,4 +1,4 @@
-import { AdminApiToken, CacheToken, definePlugin, IdentityToken, SnapshotSync, StoreToken, type PluginContext } from '../../kernel/index.js';
+import { AdminApiToken, CacheToken, definePlugin, IdentityToken, RetentionToken, SnapshotSync, StoreToken, type PluginContext } from '../../kernel/index.js';
 import { IdentityConfigSchema, type IdentityConfig } from './config.js';
 import { migrations } from './migrations.js';
 import { changeChannel, emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
@@ -11,6 +11,7 @@ import { personRoutes } from './routes/persons.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { keyRoutes } from './routes/keys.js';
 import type { Deps } from './deps.js';
+import { identityRetention } from './retention-kinds.js';
 
 /** One service's identity state; several services may run in one process (tests), so it is kept per context. */
 const running = new WeakMap<object, Deps>();
@@ -67,6 +68,7 @@ export default definePlugin({
     await d.sync.start();
     await bootstrapFromEnv(d, ctx.env);
     d.lastUsed.start();
+    for (const k of identityRetention) ctx.optional(RetentionToken)?.register(k);
   },
   async stop(ctx) {
     const d = depsOf(ctx);

@@ -1,6 +1,8 @@
-import { definePlugin, StoreToken, Type, defineToken, BatchWriter } from '../../kernel/index.js';
+import { definePlugin, StoreToken, Type, defineToken, BatchWriter, RetentionToken } from '../../kernel/index.js';
 import { migrations } from './migrations.js';
 import { usageColumns, spanColumns, usageRow, spanRow, attemptRows } from './records.js';
+import { tracingRetention } from './retention-kinds.js';
+import { otlpFromEnv, type OtlpExport } from './otlp.js';
 
 declare module '../../kernel/index.js' {
   interface LogEvents {
@@ -30,6 +32,8 @@ export default definePlugin({
     const usage = new BatchWriter(store, 'usage_records', usageColumns, flushIntervalMs, maxBatchRows, 100_000, failed('usage_records'));
     const spans = new BatchWriter(store, 'spans', spanColumns, flushIntervalMs, maxBatchRows, 100_000, failed('spans'));
     ctx.container.register('tracing.writers', { useValue: [usage, spans] });
+    const otlp = otlpFromEnv(ctx.env);
+    ctx.container.register('tracing.otlp', { useValue: { otlp } });
     ctx.provide(TracingFlushToken, async () => {
       await usage.flush();
       await spans.flush();
@@ -41,11 +45,16 @@ export default definePlugin({
       const span = spanRow(rc, latency, row);
       spans.add(span);
       for (const a of attemptRows(rc, String(span[1]))) spans.add(a);
+      otlp?.add(rc, latency, row);
     });
+  },
+  start(ctx) {
+    for (const k of tracingRetention) ctx.optional(RetentionToken)?.register(k);
   },
   async stop(ctx) {
     const [usage, spans] = ctx.container.resolve<BatchWriter[]>('tracing.writers');
     await usage!.flush();
     await spans!.flush();
+    await ctx.container.resolve<{ otlp?: OtlpExport }>('tracing.otlp').otlp?.stop(2000);
   },
 });

@@ -15,36 +15,19 @@ export const backupModel = 'backup:model-b';
 
 declare global {
   // eslint-disable-next-line no-var
-  var svcFaultRoutes: Record<string, string[]>;
-  // eslint-disable-next-line no-var
   var svcFaultRequests: RequestContext[];
 }
 
-/**
- * A test plugin standing in for the routing plugin: `route/<name>` selects the models listed in
- * `globalThis.svcFaultRoutes[name]` in order (the route's model, then its fallbacks), with the
- * rule `default`, as the routing plugin fills `state.candidates` and `state.selection`. It also
- * keeps each request's context so a test can call `stop()` on it.
- */
-function routesPlugin(): string {
-  const kernel = new URL('../../kernel/index.js', import.meta.url).href;
-  const file = join(mkdtempSync(join(tmpdir(), 'svc-faults-')), 'fault-routes.mjs');
-  writeFileSync(
-    file,
-    `import { CatalogToken } from ${JSON.stringify(kernel)};
-export default { name: 'fault-routes', dependsOn: ['catalog'], register(ctx) {
-  ctx.hook('receive', (rc) => { globalThis.svcFaultRequests.push(rc); });
-  ctx.hook('select', (rc) => {
-    const name = rc.state.chat.model;
-    const models = name.startsWith('route/') ? globalThis.svcFaultRoutes[name.slice(6)] : undefined;
-    if (!models) return;
-    const catalog = ctx.use(CatalogToken);
-    rc.state.candidates = models.map((m) => catalog.model(m));
-    rc.state.selection = { rule: 'default', route: name.slice(6) };
-  });
-} };\n`,
-  );
+/** A test plugin that keeps each request's context, so a test can call `stop()` on it. */
+function requestsPlugin(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'svc-faults-')), 'fault-requests.mjs');
+  writeFileSync(file, `export default { name: 'fault-requests', register(ctx) { ctx.hook('receive', (rc) => { globalThis.svcFaultRequests.push(rc); }); } };\n`);
   return file;
+}
+
+/** A route of the real routing plugin: the first model, then the others as its fallbacks. */
+export async function addRoute(w: ChatWorld, name: string, models: string[]): Promise<void> {
+  await w.admin.ok('POST', `/workspaces/${w.workspaceId}/routes`, { name, model: models[0], fallbacks: models.slice(1) });
 }
 
 export interface FaultWorld extends ChatWorld {
@@ -53,14 +36,13 @@ export interface FaultWorld extends ChatWorld {
   client: OpenAI;
 }
 
-/** A chat world with short deadlines, a second provider `backup` and the route stand-in. */
+/** A chat world with short deadlines, a second provider `backup` and the request keeper. */
 export async function startFaultWorld(extra: { upstream?: Record<string, unknown>; providers?: Record<string, unknown> } = {}, modelFields: Record<string, unknown> = {}): Promise<FaultWorld> {
-  globalThis.svcFaultRoutes ??= {};
   globalThis.svcFaultRequests ??= [];
   const w = await startChatWorld(
     {
       plugins: {
-        'fault-routes': { module: routesPlugin() },
+        'fault-requests': { module: requestsPlugin() },
         providers: { config: { ...deadlines, ...extra.providers } },
         'chat-api': { config: { upstream: { ...upstream, ...extra.upstream } } },
       },

@@ -4,7 +4,7 @@ import { shape } from '../support/harness.js';
 import { faults } from '../support/mock-faults.js';
 import { DispatchStatsToken, GatewayError } from '../../kernel/index.js';
 import { modelName } from './setup.js';
-import { backupModel, startFaultWorld, upstream, type FaultWorld } from './faults-setup.js';
+import { addRoute, backupModel, startFaultWorld, upstream, type FaultWorld } from './faults-setup.js';
 import { expectSdk, hello, post, readEvents, sseEvents, waitUsageRecord } from './support.js';
 
 /**
@@ -20,8 +20,8 @@ test.before(async () => {
   // Cool-down is driven by its own world below; here no model cools down between tests.
   w = await startFaultWorld({ upstream: { cooldownFailures: 1000 } });
   await w.admin.model(tiny, { context_window: 60, output_limit: 20 });
-  globalThis.svcFaultRoutes.main = [modelName, backupModel];
-  globalThis.svcFaultRoutes.small = [tiny, backupModel];
+  await addRoute(w, 'main', [modelName, backupModel]);
+  await addRoute(w, 'small', [tiny, backupModel]);
 });
 test.after(async () => w.stop());
 test.before.each(() => {
@@ -83,6 +83,7 @@ test('cool-down: twenty requests across an outage of the primary are all answere
   const outer = w;
   w = await startFaultWorld();
   try {
+    await addRoute(w, 'main', [modelName, backupModel]);
     await cooldown();
   } finally {
     await w.stop();

@@ -141,7 +141,7 @@ test('history: each request\'s new messages and the reply (whole or streamed, to
   w.mock.enqueue({ reply: { content: null, tool_calls: [call], finish_reason: 'tool_calls' } });
   const user3 = { role: 'user' as const, content: 'Look up the tides' };
   await w.client.chat.completions.create({ model: 'auto', messages: [user3], tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }] }, h);
-  w.mock.enqueue({ error: vendorError('openai-server-error') });
+  w.mock.enqueue({ error: vendorError('openai-model-not-found') });
   await refusal(w.client.chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: 'This one fails upstream' }] }, h));
 
   const expected = [

@@ -70,7 +70,8 @@ export async function startVendorWorld(vendor: string): Promise<VendorWorld> {
   const mock = await new MockUpstream({ apiKey: vendorKey }).start();
   let world: World;
   try {
-    world = await startWorld({ plugins: { catalog: { config: { builtInAddresses: { [vendor]: mock.url } } } } });
+    // These suites test each vendor's error mapping: one attempt, no retries (the attempt loop has its own tests).
+    world = await startWorld({ plugins: { catalog: { config: { builtInAddresses: { [vendor]: mock.url } } }, 'chat-api': { config: { upstream: { retries: 0 } } } } });
   } catch (err) {
     await mock.stop();
     throw err;

@@ -51,7 +51,8 @@ test('route/<name>: a fallback takes over when the model cannot call the tools (
 });
 
 test('route/<name>: a failure before the first chunk falls back to the next model', async () => {
-  w.mock.enqueue({ error: vendorError('openai-server-error') });
+  // Not a transient failure (those are retried on the same model first): the model is unknown upstream.
+  w.mock.enqueue({ error: vendorError('openai-model-not-found') });
   const r = await w.ask('route/code', 'Write a function');
   assert.equal(routingHeaders(r.headers), want(models.coderBackup, 'explicit', { route: 'code' }));
   assert.equal(w.mock.requests.map((q) => q.body.model), ['coder/v2:latest', 'coder-backup']);
