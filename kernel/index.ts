@@ -28,3 +28,4 @@ export { defineEntity, p } from '@mikro-orm/core';
 export { DependenciesToken, Dependency, type Dependencies } from './health/dependency.js';
 export { Throttled } from './log/throttle.js';
 export { GroupCommitToken, GroupCommit, type DurableWrite, type InsertRows, type AddToTotals } from './store/group-commit.js';
+export * from './upstream/index.js';
