@@ -1,0 +1,103 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+
+/**
+ * A real MCP server (official SDK, Streamable HTTP, 2026-07-28 with the stateless 2025 fallback)
+ * with tools that answer, fail, hang, need approval, echo their arguments and answer too much.
+ * `calls` lists what it was asked, for assertions.
+ */
+export class McpTestServer {
+  private readonly server: Server;
+  private readonly handler: McpHttpHandler;
+  private readonly sockets = new Set<Socket>();
+  readonly calls: Array<{ tool: string; args: Record<string, unknown> }> = [];
+  port = 0;
+
+  constructor() {
+    this.handler = createMcpHandler(() => this.tools());
+    this.server = createServer((req, res) => void this.serve(req, res));
+    this.server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/mcp`;
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((done) => this.server.listen(0, '127.0.0.1', done));
+    const a = this.server.address();
+    this.port = typeof a === 'object' && a ? a.port : 0;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await this.handler.close().catch(() => {});
+    await new Promise<void>((done) => this.server.close(() => done()));
+  }
+
+  private tools(): McpServer {
+    const s = new McpServer({ name: 'svc-test-tools', version: '1.0.0' });
+    const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
+    const seen = (tool: string, args: Record<string, unknown>) => this.calls.push({ tool, args });
+    s.registerTool('lookup', { description: 'Look a word up', inputSchema: z.object({ q: z.string() }), annotations: { readOnlyHint: true } }, async (args) => {
+      seen('lookup', args);
+      return text(`found: ${args.q}`);
+    });
+    s.registerTool('fail', { description: 'Always fails', inputSchema: z.object({ q: z.string() }), annotations: { readOnlyHint: true } }, async (args) => {
+      seen('fail', args);
+      return { ...text(`server-side failure for ${args.q}`), isError: true };
+    });
+    s.registerTool('hang', { description: 'Never answers', inputSchema: z.object({}), annotations: { readOnlyHint: true } }, async (args, ctx) => {
+      seen('hang', args);
+      await new Promise<void>((done) => {
+        const t = setTimeout(done, 60_000);
+        t.unref();
+        ctx.mcpReq?.signal?.addEventListener('abort', () => done());
+      });
+      return text('too late');
+    });
+    s.registerTool('delete_item', { description: 'Deletes an item (no annotations: needs approval)', inputSchema: z.object({ id: z.string() }) }, async (args) => {
+      seen('delete_item', args);
+      return text(`deleted ${args.id}`);
+    });
+    s.registerTool('echo', { description: 'Echoes its argument', inputSchema: z.object({ say: z.string() }), annotations: { readOnlyHint: true } }, async (args) => {
+      seen('echo', args);
+      return text(`echo: ${args.say}`);
+    });
+    s.registerTool('flood', { description: 'Answers two megabytes', inputSchema: z.object({}), annotations: { readOnlyHint: true } }, async (args) => {
+      seen('flood', args);
+      return text('x'.repeat(2 * 1024 * 1024));
+    });
+    return s;
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+      const request = new Request(`http://127.0.0.1:${this.port}${req.url}`, {
+        method: req.method, headers, ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: 'half' } : {}),
+      } as RequestInit);
+      const response = await this.handler.fetch(request);
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (!response.body) return void res.end();
+      for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) res.write(part);
+      res.end();
+    } catch {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    }
+  }
+}
