@@ -4,6 +4,9 @@ import { Readable } from 'node:stream';
 import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 
+/** What the `recall` tool answers: a canary that must never reach logs, spans or errors. */
+export const resultCanary = 'tool-result-canary-8f3a51';
+
 /**
  * A real MCP server (official SDK, Streamable HTTP, 2026-07-28 with the stateless 2025 fallback)
  * with tools that answer, fail, hang, need approval, echo their arguments and answer too much.
@@ -14,6 +17,8 @@ export class McpTestServer {
   private readonly handler: McpHttpHandler;
   private readonly sockets = new Set<Socket>();
   readonly calls: Array<{ tool: string; args: Record<string, unknown> }> = [];
+  /** Authorization headers the server received. */
+  readonly authorizations = new Set<string>();
   port = 0;
 
   constructor() {
@@ -75,6 +80,10 @@ export class McpTestServer {
       seen('echo', args);
       return text(`echo: ${args.say}`);
     });
+    s.registerTool('recall', { description: 'Answers a stored secret', inputSchema: z.object({}), annotations: { readOnlyHint: true } }, async (args) => {
+      seen('recall', args);
+      return text(resultCanary);
+    });
     s.registerTool('flood', { description: 'Answers two megabytes', inputSchema: z.object({}), annotations: { readOnlyHint: true } }, async (args) => {
       seen('flood', args);
       return text('x'.repeat(2 * 1024 * 1024));
@@ -84,6 +93,7 @@ export class McpTestServer {
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
+      if (req.headers.authorization) this.authorizations.add(req.headers.authorization);
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD';

@@ -28,7 +28,7 @@ test('whole: the workspace tool is offered, run, and the loop continues; usage s
   assert.is(data.choices[0]!.message.tool_calls, undefined);
   assert.equal(data.usage, { prompt_tokens: 30, completion_tokens: 11, total_tokens: 41 });
   const [first, second] = upstreamBodies(w.mock);
-  assert.equal(first.tools.map((t: any) => t.function.name).sort(), ['files__delete_item', 'files__echo', 'files__fail', 'files__flood', 'files__hang', 'files__lookup', 'weather']);
+  assert.equal(first.tools.map((t: any) => t.function.name).sort(), ['files__delete_item', 'files__echo', 'files__fail', 'files__flood', 'files__hang', 'files__lookup', 'files__recall', 'weather']);
   assert.equal(second.messages.slice(-2), [
     { role: 'assistant', content: null, tool_calls: [call('files__lookup', { q: 'owl' })] },
     { role: 'tool', content: 'found: owl', tool_call_id: 'call_files__lookup' },
