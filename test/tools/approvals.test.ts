@@ -74,6 +74,17 @@ test('streamed: the pending approval comes in a final chunk before [DONE]', asyn
   assert.equal(w.mcp.calls, []);
 });
 
+test('streamed approve: the approved call runs and the continued reply streams', async () => {
+  const { conv, id } = await waiting();
+  w.mock.enqueue({ chunks: ['Item 42 ', 'is gone.'] });
+  const stream = await w.client.chat.completions.create({ ...ask, stream: true }, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': id } });
+  let content = '';
+  for await (const c of stream) content += c.choices[0]?.delta.content ?? '';
+  assert.is(content, 'Item 42 is gone.');
+  assert.equal(w.mcp.calls, [{ tool: 'delete_item', args: { id: '42' } }]);
+  assert.equal(upstreamBodies(w.mock)[1].messages.at(-1), { role: 'tool', content: 'deleted 42', tool_call_id: del.id });
+});
+
 test('deny: the call is refused, the model is told, the record says refused', async () => {
   const { conv, id, requestId } = await waiting();
   w.mock.enqueue({ reply: { content: 'Understood, I did not delete it.' } });
