@@ -102,14 +102,19 @@ export class ServerToolLoop implements ToolLoop {
     const total = zeroUsage();
     let sawUsage = false;
     let upstream = firstStream;
-    let like: Like | null = null;
+    // Replaced by the first chunk's own id and time; used as is only if the model sent no chunk.
+    let like: Like = { id: `chatcmpl-${this.ctx.id}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: call.model.name };
+    let named = false;
     let opened = false;
     for (let step = 0; ; step++) {
       const calls = new Map<number, { call: ToolCall; mine: boolean }>();
       let text = '';
       let held: ChatCompletionChunk | null = null;
       for await (const chunk of upstream) {
-        like ??= { id: chunk.id, object: chunk.object, created: chunk.created, model: chunk.model };
+        if (!named) {
+          like = { id: chunk.id, object: chunk.object, created: chunk.created, model: chunk.model };
+          named = true;
+        }
         if (chunk.usage) {
           sawUsage = addUsage(total, chunk.usage) || sawUsage;
           delete chunk.usage;
@@ -137,16 +142,16 @@ export class ServerToolLoop implements ToolLoop {
       }
       const all = [...calls.values()];
       const mine = all.filter((c) => c.mine).map((c) => c.call);
-      const finish = (reason: ChatCompletionChunk['choices'][number]['finish_reason']): ChatCompletionChunk => ({ ...like!, choices: [{ index: 0, delta: {}, finish_reason: reason }] });
+      const finish = (reason: ChatCompletionChunk['choices'][number]['finish_reason']): ChatCompletionChunk => ({ ...like, choices: [{ index: 0, delta: {}, finish_reason: reason }] });
       if (mine.length === 0 || mine.length < all.length || step >= this.maxSteps) {
         if (held) yield mine.length < all.length ? held : finish('stop');
-        if (sawUsage) yield { ...like!, choices: [], usage: { ...total } };
+        if (sawUsage) yield { ...like, choices: [], usage: { ...total } };
         return;
       }
       this.turns.added.push({ role: 'assistant', content: text || null, tool_calls: mine });
       const r = await this.turns.turn(mine, call.signal);
       if (r.pending) {
-        yield* this.ending(like!, sawUsage ? { ...total } : null, r.pending);
+        yield* this.ending(like, sawUsage ? { ...total } : null, r.pending);
         return;
       }
       this.checkStopped(call.signal);

@@ -60,7 +60,7 @@ export async function withServer<T>(addr: ServerAddress, limits: { maxBytes: num
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const both = AbortSignal.any([signal, timeout]);
   try {
-    await client.connect(transport, { signal: both, timeout: limits.timeoutMs } as never);
+    await client.connect(transport, { signal: both, timeout: limits.timeoutMs });
     return await fn(client, both);
   } catch (err) {
     if (err instanceof ToolServerFailure) throw err;
