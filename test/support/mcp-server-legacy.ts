@@ -1,44 +1,16 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import * as z from 'zod';
+import { LocalHttpServer } from './mcp-server-base.js';
 
 /**
  * An older MCP server written with the 1.x SDK (protocol revisions up to 2025-11-25): stateless
  * Streamable HTTP at /mcp, and the legacy HTTP+SSE pair (GET /sse, POST /messages).
  */
-export class LegacyMcpServer {
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
+export class LegacyMcpServer extends LocalHttpServer {
   private readonly sse = new Map<string, SSEServerTransport>();
-  readonly calls: Array<{ tool: string; args: Record<string, unknown> }> = [];
-  port = 0;
-
-  constructor() {
-    this.server = createServer((req, res) => void this.serve(req, res));
-    this.server.on('connection', (s) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
-  }
-
-  get origin(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((done) => this.server.listen(0, '127.0.0.1', done));
-    const a = this.server.address();
-    this.port = typeof a === 'object' && a ? a.port : 0;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((done) => this.server.close(() => done()));
-  }
 
   private tools(): McpServer {
     const s = new McpServer({ name: 'svc-legacy-tools', version: '1.0.0' });
@@ -49,7 +21,7 @@ export class LegacyMcpServer {
     return s;
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.origin);
     try {
       if (url.pathname === '/mcp') {

@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import * as z from 'zod';
+import { LocalHttpServer } from './mcp-server-base.js';
 
 /** What the `recall` tool answers: a canary that must never reach logs, spans or errors. */
 export const resultCanary = 'tool-result-canary-8f3a51';
@@ -12,43 +12,18 @@ export const resultCanary = 'tool-result-canary-8f3a51';
  * with tools that answer, fail, hang, need approval, echo their arguments and answer too much.
  * `calls` lists what it was asked, for assertions.
  */
-export class McpTestServer {
-  private readonly server: Server;
-  private readonly handler: McpHttpHandler;
-  private readonly sockets = new Set<Socket>();
-  readonly calls: Array<{ tool: string; args: Record<string, unknown> }> = [];
+export class McpTestServer extends LocalHttpServer {
+  private readonly handler: McpHttpHandler = createMcpHandler(() => this.tools());
   /** Authorization headers the server received. */
   readonly authorizations = new Set<string>();
-  port = 0;
-
-  constructor() {
-    this.handler = createMcpHandler(() => this.tools());
-    this.server = createServer((req, res) => void this.serve(req, res));
-    this.server.on('connection', (s) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
-  }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}/mcp`;
+    return `${this.origin}/mcp`;
   }
 
-  get origin(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((done) => this.server.listen(0, '127.0.0.1', done));
-    const a = this.server.address();
-    this.port = typeof a === 'object' && a ? a.port : 0;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
+  override async stop(): Promise<void> {
     await this.handler.close().catch(() => {});
-    await new Promise<void>((done) => this.server.close(() => done()));
+    await super.stop();
   }
 
   private tools(): McpServer {
@@ -91,7 +66,7 @@ export class McpTestServer {
     return s;
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       if (req.headers.authorization) this.authorizations.add(req.headers.authorization);
       const headers = new Headers();
