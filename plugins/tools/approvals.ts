@@ -54,8 +54,8 @@ export class Approvals {
 
   async grant(p: Principal, serverId: string, tool: string): Promise<void> {
     await this.store.execute(
-      'insert into tool_grants (workspace_id, person_id, server_id, tool, created_at) select ?, ?, ?, ?, ? where not exists (select 1 from tool_grants where workspace_id = ? and person_id = ? and server_id = ? and tool = ?)',
-      [p.workspaceId, p.personId, serverId, tool, Date.now(), p.workspaceId, p.personId, serverId, tool],
+      'insert into tool_grants (workspace_id, person_id, server_id, tool, created_at) values (?, ?, ?, ?, ?) on conflict do nothing',
+      [p.workspaceId, p.personId, serverId, tool, Date.now()],
     );
   }
 

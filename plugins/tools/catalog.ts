@@ -95,8 +95,9 @@ export class ToolCatalog {
       if (!row) {
         row = { tool: t.name, enabled: 1, needs_approval: t.readOnly ? 0 : 1 };
         await this.store.execute(
-          'insert into tool_settings (server_id, tool, enabled, needs_approval) select ?, ?, ?, ? where not exists (select 1 from tool_settings where server_id = ? and tool = ?)',
-          [s.id, t.name, 1, row.needs_approval, s.id, t.name],
+          // Replicas listing the same new tool at once: the first insert wins, the others do nothing.
+          'insert into tool_settings (server_id, tool, enabled, needs_approval) values (?, ?, ?, ?) on conflict do nothing',
+          [s.id, t.name, 1, row.needs_approval],
         );
       }
       out.push({ ...t, server: s, enabled: Boolean(Number(row.enabled)), needsApproval: Boolean(Number(row.needs_approval)) });
@@ -129,7 +130,7 @@ export class ToolCatalog {
   }
 
   async allowOrigin(origin: string): Promise<void> {
-    await this.store.execute('insert into tool_origins (origin, created_at) select ?, ? where not exists (select 1 from tool_origins where origin = ?)', [origin, Date.now(), origin]);
+    await this.store.execute('insert into tool_origins (origin, created_at) values (?, ?) on conflict do nothing', [origin, Date.now()]);
   }
 
   async removeOrigin(origin: string): Promise<boolean> {

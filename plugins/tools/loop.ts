@@ -48,7 +48,8 @@ export class ServerToolLoop implements ToolLoop {
     const first = await this.turns.start(call.signal);
     const total = zeroUsage();
     let sawUsage = false;
-    if (first.pending) return pendingCompletion({ id: `chatcmpl-${this.ctx.id}`, created: Math.floor(Date.now() / 1000), model: call.model.name }, null, undefined, first.pending);
+    // Stopped again before any model call (the rest of the turn needs another approval): nothing to charge.
+    if (first.pending) return pendingCompletion({ id: `chatcmpl-${this.ctx.id}`, created: Math.floor(Date.now() / 1000), model: call.model.name }, null, zeroUsage(), first.pending);
     for (let step = 0; ; step++) {
       this.checkStopped(call.signal);
       const reply = await inner.complete(this.request(call, step));
@@ -83,7 +84,7 @@ export class ServerToolLoop implements ToolLoop {
   private async *pendingOnly(call: UpstreamCall, pending: Pending): AsyncIterable<ChatCompletionChunk> {
     const like = { id: `chatcmpl-${this.ctx.id}`, object: 'chat.completion.chunk' as const, created: Math.floor(Date.now() / 1000), model: call.model.name };
     yield { ...like, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] };
-    yield* this.ending(like, null, pending);
+    yield* this.ending(like, zeroUsage(), pending);
   }
 
   /** The end of a stream that stops for an approval: finish, usage, then the chunk carrying `svc.pending_approval`. */

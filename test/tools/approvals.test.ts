@@ -85,6 +85,26 @@ test('streamed approve: the approved call runs and the continued reply streams',
   assert.equal(upstreamBodies(w.mock)[1].messages.at(-1), { role: 'tool', content: 'deleted 42', tool_call_id: del.id });
 });
 
+test('two calls needing approval in one turn: approving the first runs it and stops at the second, without a model call', async () => {
+  const conv = await w.conversation();
+  const a = call('files__delete_item', { id: '1' }, 'd1');
+  const b = call('files__delete_item', { id: '2' }, 'd2');
+  w.mock.enqueue({ reply: { content: null, tool_calls: [a, b] } });
+  const first = (await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv } })) as any;
+  assert.equal(first.svc.pending_approval.arguments, { id: '1' });
+  const second = (await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': first.svc.pending_approval.id } })) as any;
+  assert.equal(second.svc.pending_approval.arguments, { id: '2' });
+  assert.equal(second.usage, { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, 'no model call, nothing charged');
+  assert.is(upstreamBodies(w.mock).length, 1);
+  w.mock.enqueue({ reply: { content: 'Both deleted.' } });
+  const done = await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': second.svc.pending_approval.id } });
+  assert.is(done.choices[0]!.message.content, 'Both deleted.');
+  assert.equal(w.mcp.calls.map((c) => c.args), [{ id: '1' }, { id: '2' }]);
+  assert.equal(upstreamBodies(w.mock)[1].messages.slice(-3).map((m: any) => [m.role, m.tool_call_id ?? null, m.content]), [
+    ['assistant', null, null], ['tool', 'd1', 'deleted 1'], ['tool', 'd2', 'deleted 2'],
+  ]);
+});
+
 test('deny: the call is refused, the model is told, the record says refused', async () => {
   const { conv, id, requestId } = await waiting();
   w.mock.enqueue({ reply: { content: 'Understood, I did not delete it.' } });
