@@ -11,3 +11,4 @@ export * from './routing.js';
 export * from './conversations.js';
 export * from './retention.js';
 export * from './diagnostics.js';
+export * from './tools.js';
