@@ -27,6 +27,7 @@ function summary(text: string, keys: ReturnType<typeof loadKeys>): string {
 export const commands: PluginCommand<FeedConfig>[] = [
   {
     name: 'catalogue keygen',
+    standalone: true,
     summary: 'Make an Ed25519 key pair for signing price lists (--out private.pem)',
     async run(_ctx, args, out) {
       const file = need(flags(args, ['out']).out, 'out');
@@ -38,6 +39,7 @@ export const commands: PluginCommand<FeedConfig>[] = [
   },
   {
     name: 'catalogue sign',
+    standalone: true,
     summary: 'Sign a price list (--key private.pem --list list.json [--out signed.json])',
     async run(_ctx, args, out) {
       const f = flags(args, ['key', 'list', 'out']);
@@ -54,6 +56,7 @@ export const commands: PluginCommand<FeedConfig>[] = [
   },
   {
     name: 'catalogue verify',
+    standalone: true,
     summary: 'Verify a signed price list (--in signed.json [--public-key <base64>]…; default: the pinned keys)',
     async run(ctx, args, out) {
       const f = flags(args, ['in'], ['public-key']);
