@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { CatalogueEntry } from '../../kernel/index.js';
 
 /**
  * Test stand-ins for a feed publisher: key pairs and signed documents made straight from the
@@ -18,16 +19,8 @@ export function publisher(): Publisher {
   return { privateKey, publicKey: Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('base64') };
 }
 
-export interface Entry {
-  id: string;
-  context_window: number;
-  output_limit: number;
-  input_micro_usd_per_mtok: number | null;
-  output_micro_usd_per_mtok: number | null;
-  images: boolean;
-  pdf: boolean;
-  tools: boolean;
-}
+/** A list entry: the shape the kernel contract names. */
+export type Entry = CatalogueEntry;
 
 export function entry(id: string, input: number | null, output: number | null): Entry {
   return { id, context_window: 128_000, output_limit: 16_384, input_micro_usd_per_mtok: input, output_micro_usd_per_mtok: output, images: true, pdf: false, tools: true };
