@@ -1,13 +1,16 @@
 import { suite } from 'uvu';
+import OpenAI from 'openai';
 import * as assert from 'uvu/assert';
 import { createBacking, shape, type Backing } from '../support/harness.js';
 import { eventually, startCatalog, type CatalogService } from '../catalog/support/setup.js';
+import { MockUpstream } from '../support/mock-upstream.js';
 import { FeedServer, closedPort, entry, listText, publisher, signed } from './support.js';
 
 const test = suite(`catalogue feed: signed price updates on two replicas (${shape})`);
 const trusted = publisher();
 const stranger = publisher();
 const host = new FeedServer();
+const vendor = new MockUpstream({ apiKey: 'sk-feed-openai' });
 let url = '';
 let backing: Backing;
 let one: CatalogService;
@@ -25,10 +28,11 @@ const feedLines = (s: CatalogService) => s.logs.lines.map((l) => JSON.parse(l) a
 
 test.before(async () => {
   url = await host.start();
+  await vendor.start();
   backing = await createBacking();
   const overrides = {
     plugins: {
-      catalog: { config: { reloadIntervalMs: 1000 } },
+      catalog: { config: { reloadIntervalMs: 1000, builtInAddresses: { openai: vendor.url } } },
       'catalogue-feed': { config: { publicKeys: [trusted.publicKey], intervalMs: 3_600_000, fetchTimeoutMs: 2000, reloadIntervalMs: 1000 } },
     },
   };
@@ -41,6 +45,7 @@ test.after(async () => {
   await two?.stop();
   await backing?.drop();
   await host.stop();
+  await vendor.stop();
 });
 
 test('off by default: nothing fetched, nothing logged, a check is refused', async () => {
@@ -75,6 +80,19 @@ test('a good list turned on by an admin on one replica is applied on both', asyn
   }
   assert.ok(await eventually(async () => (await two.admin.ok<Status>('GET', '/catalogue-feed')).last_check?.outcome === 'applied', within));
   assert.is((await two.admin.ok<Status>('GET', '/catalogue-feed')).applied?.sequence, 5);
+});
+
+test('a model the list adds is served through the model API on the other replica; one it left out is gone', async () => {
+  await one.admin.ok('PATCH', '/providers/openai', { api_key: 'sk-feed-openai' });
+  const client = new OpenAI({ baseURL: `${two.url}/v1`, apiKey: await two.admin.key(await two.admin.workspace()), maxRetries: 0 });
+  assert.ok(await eventually(async () => (await client.models.list()).data.some((m) => m.id === 'openai:gpt-feed-1'), within));
+  const ids = (await client.models.list()).data.map((m) => m.id);
+  assert.not.ok(ids.includes('openai:gpt-3.5-turbo'));
+  const reply = await client.chat.completions.create({ model: 'openai:gpt-feed-1', messages: [{ role: 'user', content: 'Hi' }] });
+  assert.is(reply.choices[0]?.message.content, 'Hello from the mock.');
+  assert.is((vendor.requests.at(-1)?.body as { model?: string } | undefined)?.model, 'gpt-feed-1');
+  const gone = await client.chat.completions.create({ model: 'openai:gpt-3.5-turbo', messages: [{ role: 'user', content: 'Hi' }] }).catch((e: { status?: number; code?: string }) => e);
+  assert.equal([(gone as { status?: number }).status, (gone as { code?: string }).code], [404, 'model_not_found']);
 });
 
 test('the same list again is unchanged; an admin\'s re-price stays over a newer list', async () => {
