@@ -1,10 +1,8 @@
 import type { KeyObject } from 'node:crypto';
-import { GatewayError, Type, type AdminApi, type CatalogueFeedCheck } from '../../kernel/index.js';
+import { GatewayError, Type, type AdminApi, type CatalogueFeedCheck, type SnapshotSync } from '../../kernel/index.js';
 import { checkAdminUrl } from './config.js';
 import type { FeedService } from './feed.js';
-import type { StateRepo } from './state.js';
-import type { SnapshotSync } from '../../kernel/index.js';
-import type { FeedState } from './state.js';
+import type { FeedState, StateRepo } from './state.js';
 
 const tag = 'catalogue-feed';
 const access = 'instance-admin' as const;
