@@ -12,3 +12,4 @@ export * from './conversations.js';
 export * from './retention.js';
 export * from './diagnostics.js';
 export * from './tools.js';
+export * from './catalogue-feed.js';
