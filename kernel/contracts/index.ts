@@ -9,3 +9,4 @@ export * from './credentials.js';
 export * from './upstream.js';
 export * from './routing.js';
 export * from './conversations.js';
+export * from './sandbox.js';
