@@ -65,6 +65,8 @@ export function runCall(d: CallDeps, slot: Slot, start: SandboxStart, socket: Du
     if (frame.type === 'message' && child.stdin?.writable) child.stdin.write(JSON.stringify(frame.message) + '\n');
   }, () => stop('message_too_large'));
   child.stdin!.on('error', () => { /* the tool server went away; its exit is reported */ });
+  // The client half-closing (its `close()`) ends the call as much as the connection dropping.
+  socket.on('end', () => stop('closed'));
   socket.on('close', () => stop('closed'));
   socket.on('error', () => stop('closed'));
 

@@ -26,6 +26,8 @@ export function bwrapArgs(s: SandboxSettings, paths: CallPaths, command: string,
   out.push('--proc', '/proc', '--dev', '/dev');
   out.push('--bind', paths.scratch, '/scratch', '--chdir', '/scratch');
   out.push('--dir', '/run/svc', '--ro-bind', paths.launcher, '/run/svc/launcher.js', '--bind', paths.egressSocket, '/run/svc/egress.sock');
+  // bubblewrap's root tmpfs stays writable unless remounted; after this only /scratch (and /dev's own tmpfs) can be written.
+  out.push('--remount-ro', '/');
   out.push('--clearenv');
   const proxy = 'http://127.0.0.1:3128';
   const base: Record<string, string> = {
