@@ -33,13 +33,15 @@ export async function startServiceProcess(command: 'sandbox' | 'egress', env: Re
     for (const w of waiters.splice(0)) w();
   });
   child.stderr!.resume();
-  const exited = new Promise<number | null>((r) => child.once('exit', (c) => { for (const w of waiters.splice(0)) w(); r(c); }));
+  // 'close' comes after the last log line was read, 'exit' may come before.
+  let closed = false;
+  const exited = new Promise<number | null>((r) => child.once('close', (c) => { closed = true; for (const w of waiters.splice(0)) w(); r(c); }));
   const waitFor = async (event: string | string[], timeoutMs = 10_000): Promise<Record<string, unknown>> => {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const hit = logs.find((l) => (Array.isArray(event) ? event : [event]).includes(String(l.event)));
       if (hit) return hit;
-      if (Date.now() > until || child.exitCode !== null) throw new Error(`no ${String(event)} from svc ${command}: ${JSON.stringify(logs)}`);
+      if (Date.now() > until || closed) throw new Error(`no ${String(event)} from svc ${command}: ${JSON.stringify(logs)}`);
       await new Promise<void>((r) => { waiters.push(r); setTimeout(r, 100); });
     }
   };
@@ -49,7 +51,7 @@ export async function startServiceProcess(command: 'sandbox' | 'egress', env: Re
   return {
     child, port, url: `http://127.0.0.1:${port}`, logs, exited, waitFor,
     stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
+      if (!closed) child.kill('SIGTERM');
       await exited;
     },
   };

@@ -89,10 +89,13 @@ function serve(s: SandboxSettings, pool: SlotPool, cgroups: Cgroups, launcher: s
       }
       if (frame.type !== 'start' || typeof frame.command !== 'string' || !s.commands[frame.command] || !Array.isArray(frame.args) || !frame.args.every((a) => typeof a === 'string')) return end('start_failed');
       const env = frame.env && typeof frame.env === 'object' ? Object.fromEntries(Object.entries(frame.env).filter(([, v]) => typeof v === 'string')) : {};
-      const slot = pool.acquire();
-      if (!slot) return end('no_free_slot');
       socket.removeAllListeners('data');
-      runCall({ s, pool, cgroups, launcher, log }, slot, { command: frame.command, args: frame.args, env }, socket, send);
+      const spec = { command: frame.command, args: frame.args, env };
+      void pool.acquire(s.queueMs).then((slot) => {
+        if (!slot) return end('no_free_slot');
+        if (socket.destroyed || !socket.readable) return pool.release(slot, null); // the client left while queued
+        runCall({ s, pool, cgroups, launcher, log }, slot, spec, socket, send);
+      });
     }, () => end('message_too_large'));
   });
   return server;

@@ -19,6 +19,8 @@ export interface SandboxSettings {
   cpuSeconds: number;
   callTimeoutMs: number;
   maxMessageBytes: number;
+  /** How long a call waits for a free slot before it ends with `no_free_slot`. */
+  queueMs: number;
 }
 
 const num = (v: string | undefined, d: number, name: string): number => {
@@ -33,7 +35,7 @@ const num = (v: string | undefined, d: number, name: string): number => {
  * (`name=/abs/path,…`; default `node=<this node>`), SVC_SANDBOX_READ_ONLY (`/path,…`),
  * SVC_SANDBOX_EGRESS (`host:port` of `svc egress`, default egress:3128), SVC_SANDBOX_MEMORY_MB
  * (512), SVC_SANDBOX_MAX_PROCESSES (64), SVC_SANDBOX_CPU_SECONDS (60), SVC_SANDBOX_CALL_TIMEOUT_MS
- * (120000), SVC_SANDBOX_MAX_MESSAGE_BYTES (10 MB, the stdio limit MCP clients have).
+ * (120000), SVC_SANDBOX_QUEUE_MS (10000), SVC_SANDBOX_MAX_MESSAGE_BYTES (10 MB, the stdio limit MCP clients have).
  */
 export function readSettings(env: NodeJS.ProcessEnv): SandboxSettings {
   const secret = env.SVC_SANDBOX_SECRET ?? '';
@@ -60,6 +62,7 @@ export function readSettings(env: NodeJS.ProcessEnv): SandboxSettings {
     maxProcesses: num(env.SVC_SANDBOX_MAX_PROCESSES, 64, 'SVC_SANDBOX_MAX_PROCESSES'),
     cpuSeconds: num(env.SVC_SANDBOX_CPU_SECONDS, 60, 'SVC_SANDBOX_CPU_SECONDS'),
     callTimeoutMs: num(env.SVC_SANDBOX_CALL_TIMEOUT_MS, 120_000, 'SVC_SANDBOX_CALL_TIMEOUT_MS'),
+    queueMs: num(env.SVC_SANDBOX_QUEUE_MS, 10_000, 'SVC_SANDBOX_QUEUE_MS'),
     maxMessageBytes: num(env.SVC_SANDBOX_MAX_MESSAGE_BYTES, 10 * 1024 * 1024, 'SVC_SANDBOX_MAX_MESSAGE_BYTES'),
   };
 }

@@ -23,6 +23,7 @@ export interface Slot {
 export class SlotPool {
   readonly slots: Slot[] = [];
   private relays: Server[] = [];
+  private waiters: Array<(slot: Slot | null) => void> = [];
 
   constructor(private readonly s: SandboxSettings, private readonly log: Logger, private readonly onExhausted: () => void) {}
 
@@ -47,19 +48,41 @@ export class SlotPool {
     }
   }
 
-  acquire(): Slot | null {
-    const slot = this.slots.find((x) => !x.busy && !x.quarantined) ?? null;
-    if (slot) slot.busy = true;
-    return slot;
+  /** A free slot, waiting up to `queueMs` for one (calls queue briefly while a slot is being wiped). */
+  acquire(queueMs: number): Promise<Slot | null> {
+    const slot = this.slots.find((x) => !x.busy && !x.quarantined);
+    if (slot) {
+      slot.busy = true;
+      return Promise.resolve(slot);
+    }
+    return new Promise((resolve) => {
+      const waiter = (s: Slot | null): void => {
+        clearTimeout(timer);
+        resolve(s);
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(null);
+      }, queueMs);
+      this.waiters.push(waiter);
+    });
   }
 
   release(slot: Slot, leftover: string | null): void {
     slot.busy = false;
-    if (leftover === null) return;
+    if (leftover === null) {
+      const next = this.waiters.shift();
+      if (next) {
+        slot.busy = true;
+        next(slot);
+      }
+      return;
+    }
     slot.quarantined = true;
     this.log.error('sandbox.slot_quarantined', { slot: slot.index, reason: leftover });
     if (this.slots.every((x) => x.quarantined)) {
       this.log.fatal('sandbox.exhausted', { slots: this.slots.length });
+      for (const w of this.waiters.splice(0)) w(null);
       this.onExhausted();
     }
   }
