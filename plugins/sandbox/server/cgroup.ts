@@ -18,6 +18,8 @@ export interface CallGroup {
 export interface Cgroups {
   readonly mode: 'cgroup2' | 'cgroup1';
   create(name: string, memoryBytes: number, maxProcesses: number): CallGroup;
+  /** Removes this process's own groups (at exit; best effort, a leftover call group keeps them). */
+  close(): void;
 }
 
 const root = '/sys/fs/cgroup';
@@ -31,6 +33,9 @@ function ownPath(controller: string): string | null {
 }
 
 const read = (f: string): string => { try { return readFileSync(f, 'utf8'); } catch { return ''; } };
+const removeEmpty = (dirs: string[]): void => {
+  for (const d of dirs) try { rmdirSync(d); } catch { /* still in use or already gone */ }
+};
 const pids = (dirs: string[]): number[] => dirs.flatMap((d) => read(join(d, 'cgroup.procs')).split('\n').filter(Boolean).map(Number));
 
 /** Kills every process left in the groups, then removes them; retried while the kernel reaps. */
@@ -75,6 +80,7 @@ function v2(): Cgroups | null {
         destroy: () => teardown([dir]),
       };
     },
+    close: () => removeEmpty([calls]),
   };
 }
 
@@ -103,6 +109,7 @@ function v1(): Cgroups | null {
         destroy: () => teardown([m, p]),
       };
     },
+    close: () => removeEmpty([memBase, pidBase]),
   };
 }
 

@@ -35,7 +35,10 @@ export async function runSandbox(env: NodeJS.ProcessEnv = process.env): Promise<
   if (spawnSync('prlimit', ['--version']).status !== 0) return fail('prlimit (util-linux) is not installed');
   const cgroups = openCgroups();
   if (typeof cgroups === 'string') return fail(cgroups);
-  const pool = new SlotPool(s, log, () => process.exit(1));
+  const pool = new SlotPool(s, log, () => {
+    cgroups.close();
+    process.exit(1);
+  });
   try {
     await pool.open();
   } catch (err) {
@@ -50,7 +53,10 @@ export async function runSandbox(env: NodeJS.ProcessEnv = process.env): Promise<
   });
   const stop = (): void => {
     pool.close();
-    server.close(() => process.exit(0));
+    server.close(() => {
+      cgroups.close();
+      process.exit(0);
+    });
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
