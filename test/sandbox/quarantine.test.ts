@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ const mounted: string[] = [];
 
 test.before(async () => {
   hostDir = mkdtempSync(join(tmpdir(), 'svc-sandbox-q-'));
+  chmodSync(hostDir, 0o755); // the slots' own users must reach their folders under it
   sandbox = await startServiceProcess('sandbox', {
     SVC_SANDBOX_HOST: '127.0.0.1', SVC_SANDBOX_PORT: '0', SVC_SANDBOX_SECRET: sandboxSecret, SVC_SANDBOX_SLOTS: '2',
     SVC_SANDBOX_WORK_DIR: join(hostDir, 'work'), SVC_SANDBOX_READ_ONLY: supportDir, SVC_SANDBOX_EGRESS: '127.0.0.1:9',

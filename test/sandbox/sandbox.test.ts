@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
@@ -17,6 +17,7 @@ let hostDir: string;
 test.before(async () => {
   target = await helloServer();
   hostDir = mkdtempSync(join(tmpdir(), 'svc-sandbox-host-'));
+  chmodSync(hostDir, 0o755); // the slots' own users must reach their folders under it
   writeFileSync(join(hostDir, 'secret.txt'), 'host secret');
   egress = await startServiceProcess('egress', { SVC_EGRESS_HOST: '127.0.0.1', SVC_EGRESS_PORT: '0', SVC_EGRESS_ALLOW: `127.0.0.1:${target.port}!private,localhost:${target.port}` });
   sandbox = await startServiceProcess('sandbox', {
@@ -59,6 +60,7 @@ test('a stdio tool server answers MCP messages through the protocol, as an unpri
 });
 
 test('files: host files outside the view are invisible, only /scratch is writable, and it is wiped after the call', async () => {
+  const owners: number[] = [];
   const { results } = await probe(client(sandbox.url), [
     ['read', { path: join(hostDir, 'secret.txt') }],
     ['read', { path: '/etc/passwd' }],
@@ -68,7 +70,13 @@ test('files: host files outside the view are invisible, only /scratch is writabl
     ['write', { path: '/run/svc/planted.txt' }],
     ['write', { path: '/scratch/mine.txt' }],
     ['read', { path: '/scratch/mine.txt' }],
-  ]);
+  ], async (i) => {
+    if (i !== 6) return;
+    // On the host the file belongs to the slot's own unprivileged user, never to root.
+    const file = [0, 1].map((n) => join(hostDir, 'work', `slot-${n}`, 'scratch', 'mine.txt')).find((f) => existsSync(f))!;
+    owners.push(statSync(file).uid);
+  });
+  assert.ok(owners.length === 1 && (owners[0] === 61000 || owners[0] === 61001), `owner ${owners.join()}`);
   assert.equal(results, [{ error: 'ENOENT' }, { error: 'ENOENT' }, { error: 'EROFS' }, { error: 'EROFS' }, { error: 'EROFS' }, { error: 'EROFS' }, { written: true }, { content: 'x' }]);
   const next = await probe(client(sandbox.url), [['read', { path: '/scratch/mine.txt' }]]);
   assert.equal(next.results, [{ error: 'ENOENT' }]);

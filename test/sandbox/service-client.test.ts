@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SandboxClientToken, type SandboxClient } from '../../kernel/index.js';
@@ -18,6 +18,7 @@ let egress: ServiceProcess;
 test.before(async () => {
   backing = await createBacking();
   hostDir = mkdtempSync(join(tmpdir(), 'svc-sandbox-svc-'));
+  chmodSync(hostDir, 0o755); // the slots' own users must reach their folders under it
   egress = await startServiceProcess('egress', { SVC_EGRESS_HOST: '127.0.0.1', SVC_EGRESS_PORT: '0', SVC_EGRESS_SECRET: egressSecret });
   sandbox = await startServiceProcess('sandbox', {
     SVC_SANDBOX_HOST: '127.0.0.1', SVC_SANDBOX_PORT: '0', SVC_SANDBOX_SECRET: sandboxSecret, SVC_SANDBOX_SLOTS: '1',

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { copyFileSync, existsSync, linkSync, mkdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -8,6 +10,24 @@ const svcBin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 /** The folder holding the probe tool server, bound read-only into the sandbox. */
 export const supportDir = dirname(fileURLToPath(import.meta.url));
 export const probeTool = join(supportDir, 'mcp-stdio-tool.js');
+
+/**
+ * The Node runtime for inside the sandbox at a path the slots' unprivileged users can reach (this
+ * machine's node lives under /root, which they cannot enter): a hard link, or a copy, in /tmp.
+ */
+export function sandboxRuntime(): string {
+  const size = statSync(process.execPath).size;
+  const dir = join(tmpdir(), `svc-sandbox-runtime-${size}`);
+  const node = join(dir, 'bin', 'node');
+  if (existsSync(node) && statSync(node).size === size) return node;
+  mkdirSync(join(dir, 'bin'), { recursive: true, mode: 0o755 });
+  try {
+    linkSync(process.execPath, node);
+  } catch {
+    copyFileSync(process.execPath, node);
+  }
+  return node;
+}
 
 /** `svc sandbox` or `svc egress` as a real process, its JSON log lines collected. */
 export interface ServiceProcess {
@@ -21,7 +41,8 @@ export interface ServiceProcess {
 }
 
 export async function startServiceProcess(command: 'sandbox' | 'egress', env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [svcBin, command], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const runtime = command === 'sandbox' ? { SVC_SANDBOX_RUNTIME: sandboxRuntime() } : {};
+  const child = spawn(process.execPath, [svcBin, command], { env: { PATH: process.env.PATH ?? '', ...runtime, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
   let rest = '';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { chownSync, mkdirSync, rmSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
 import type { SandboxExitReason, SandboxStart, Logger } from '../../../kernel/index.js';
 import type { Cgroups } from './cgroup.js';
@@ -16,7 +16,11 @@ export interface CallDeps {
   log: Logger;
 }
 
-/** Joins the control groups named by the first arguments, then becomes the rest of the command line. */
+/**
+ * Joins the control groups named by the first arguments (as root), then becomes the rest of the
+ * command line: prlimit, then setpriv dropping to the slot's own unprivileged host user, then
+ * bubblewrap (which makes its namespaces as that user, without any privilege).
+ */
 const joinAndExec = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"';
 
 /**
@@ -29,10 +33,13 @@ export function runCall(d: CallDeps, slot: Slot, start: SandboxStart, socket: Du
   const began = Date.now();
   slot.calls++;
   rmSync(slot.scratch, { recursive: true, force: true });
-  mkdirSync(slot.scratch, { mode: 0o777 });
+  const uid = d.s.uidBase + slot.index;
+  mkdirSync(slot.scratch, { mode: 0o700 });
+  chownSync(slot.scratch, uid, uid);
   const group = d.cgroups.create(`slot${slot.index}-call${slot.calls}`, d.s.memoryBytes, d.s.maxProcesses);
   const argv = bwrapArgs(d.s, { scratch: slot.scratch, egressSocket: slot.egressSocket, launcher: d.launcher }, d.s.commands[start.command]!, start.args, start.env ?? {});
-  const child = spawn('/bin/sh', ['-c', joinAndExec, 'sh', String(group.joinFiles.length), ...group.joinFiles, 'prlimit', `--cpu=${d.s.cpuSeconds}`, '--core=0', '--', 'bwrap', ...argv], {
+  const child = spawn('/bin/sh', ['-c', joinAndExec, 'sh', String(group.joinFiles.length), ...group.joinFiles, 'prlimit', `--cpu=${d.s.cpuSeconds}`, '--core=0', '--',
+    'setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--', 'bwrap', ...argv], {
     stdio: ['pipe', 'pipe', 'ignore'],
     detached: true,
   });

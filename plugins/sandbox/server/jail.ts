@@ -9,7 +9,7 @@ export interface CallPaths {
 }
 
 /** The system folders every call sees read-only (missing ones are skipped). */
-const systemDirs = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/etc/ssl', '/etc/ca-certificates', '/etc/alternatives'];
+const systemDirs = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/etc/ssl/certs', '/etc/ca-certificates', '/etc/alternatives'];
 
 /**
  * The bubblewrap command line for one call: new user, PID, IPC, UTS, cgroup and network
@@ -19,7 +19,7 @@ const systemDirs = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/etc/s
  * The root of the view is bubblewrap's own read-only tmpfs, so nothing else is writable.
  */
 export function bwrapArgs(s: SandboxSettings, paths: CallPaths, command: string, args: readonly string[], env: Readonly<Record<string, string>>): string[] {
-  const runtimeDir = dirname(dirname(process.execPath));
+  const runtimeDir = dirname(dirname(s.runtime));
   const out = ['--unshare-all', '--die-with-parent', '--new-session', '--uid', '65534', '--gid', '65534', '--hostname', 'sandbox', '--cap-drop', 'ALL'];
   for (const d of systemDirs) out.push('--ro-bind-try', d, d);
   for (const d of new Set([runtimeDir, ...s.readOnly, ...Object.values(s.commands).map((c) => dirname(c))])) out.push('--ro-bind', d, d);
@@ -39,6 +39,6 @@ export function bwrapArgs(s: SandboxSettings, paths: CallPaths, command: string,
     npm_config_cache: '/scratch/.npm', npm_config_update_notifier: 'false',
   };
   for (const [k, v] of Object.entries(base)) out.push('--setenv', k, v);
-  out.push('--', process.execPath, '/run/svc/launcher.js', command, ...args);
+  out.push('--', s.runtime, '/run/svc/launcher.js', command, ...args);
   return out;
 }

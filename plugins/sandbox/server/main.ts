@@ -32,7 +32,8 @@ export async function runSandbox(env: NodeJS.ProcessEnv = process.env): Promise<
     return fail((err as Error).message);
   }
   if (spawnSync('bwrap', ['--version']).status !== 0) return fail('bubblewrap (bwrap) is not installed');
-  if (spawnSync('prlimit', ['--version']).status !== 0) return fail('prlimit (util-linux) is not installed');
+  if (spawnSync('prlimit', ['--version']).status !== 0 || spawnSync('setpriv', ['--version']).status !== 0) return fail('prlimit or setpriv (util-linux) is not installed');
+  if (process.getuid?.() !== 0) return fail('must start as root to set up control groups and slot users (calls run unprivileged)');
   const cgroups = openCgroups();
   if (typeof cgroups === 'string') return fail(cgroups);
   const pool = new SlotPool(s, log, () => {

@@ -8,6 +8,10 @@ export interface SandboxSettings {
   secret: string;
   slots: number;
   workDir: string;
+  /** The Node runtime used inside calls (the in-sandbox relay runs on it); bound read-only. */
+  runtime: string;
+  /** Host user of slot N is uidBase + N: calls run unprivileged, and no two slots share an owner. */
+  uidBase: number;
   /** Allowed commands: name → absolute path on the sandbox host. */
   commands: Record<string, string>;
   /** Host paths bound read-only into every call (pre-installed tool servers, runtimes). */
@@ -31,8 +35,9 @@ const num = (v: string | undefined, d: number, name: string): number => {
 
 /**
  * SVC_SANDBOX_HOST (0.0.0.0), SVC_SANDBOX_PORT (7070), SVC_SANDBOX_SECRET (required),
- * SVC_SANDBOX_SLOTS (4), SVC_SANDBOX_WORK_DIR (/var/lib/svc-sandbox), SVC_SANDBOX_COMMANDS
- * (`name=/abs/path,…`; default `node=<this node>`), SVC_SANDBOX_READ_ONLY (`/path,…`),
+ * SVC_SANDBOX_SLOTS (4), SVC_SANDBOX_WORK_DIR (/var/lib/svc-sandbox), SVC_SANDBOX_RUNTIME (this
+ * node), SVC_SANDBOX_UID_BASE (61000), SVC_SANDBOX_COMMANDS (`name=/abs/path,…`; default
+ * `node=<runtime>`), SVC_SANDBOX_READ_ONLY (`/path,…`),
  * SVC_SANDBOX_EGRESS (`host:port` of `svc egress`, default egress:3128), SVC_SANDBOX_MEMORY_MB
  * (512), SVC_SANDBOX_MAX_PROCESSES (64), SVC_SANDBOX_CPU_SECONDS (60), SVC_SANDBOX_CALL_TIMEOUT_MS
  * (120000), SVC_SANDBOX_QUEUE_MS (10000), SVC_SANDBOX_MAX_MESSAGE_BYTES (10 MB, the stdio limit MCP clients have).
@@ -40,8 +45,10 @@ const num = (v: string | undefined, d: number, name: string): number => {
 export function readSettings(env: NodeJS.ProcessEnv): SandboxSettings {
   const secret = env.SVC_SANDBOX_SECRET ?? '';
   if (secret.length < 16) throw new Error('SVC_SANDBOX_SECRET must be set (at least 16 characters)');
+  const runtime = env.SVC_SANDBOX_RUNTIME || process.execPath;
+  accessSync(runtime, constants.X_OK);
   const commands: Record<string, string> = {};
-  for (const item of (env.SVC_SANDBOX_COMMANDS ?? `node=${process.execPath}`).split(',').filter(Boolean)) {
+  for (const item of (env.SVC_SANDBOX_COMMANDS ?? `node=${runtime}`).split(',').filter(Boolean)) {
     const [name, path] = item.split('=');
     if (!name || !path?.startsWith('/')) throw new Error('SVC_SANDBOX_COMMANDS items are name=/absolute/path');
     accessSync(path, constants.X_OK);
@@ -53,6 +60,8 @@ export function readSettings(env: NodeJS.ProcessEnv): SandboxSettings {
     port: Number(env.SVC_SANDBOX_PORT ?? 7070),
     secret,
     slots: num(env.SVC_SANDBOX_SLOTS, 4, 'SVC_SANDBOX_SLOTS'),
+    runtime,
+    uidBase: num(env.SVC_SANDBOX_UID_BASE, 61_000, 'SVC_SANDBOX_UID_BASE'),
     workDir: env.SVC_SANDBOX_WORK_DIR ?? '/var/lib/svc-sandbox',
     commands,
     readOnly: (env.SVC_SANDBOX_READ_ONLY ?? '').split(',').filter(Boolean),
