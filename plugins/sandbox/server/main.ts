@@ -34,10 +34,9 @@ export async function runSandbox(env: NodeJS.ProcessEnv = process.env): Promise<
   if (spawnSync('bwrap', ['--version']).status !== 0) return fail('bubblewrap (bwrap) is not installed');
   if (spawnSync('prlimit', ['--version']).status !== 0 || spawnSync('setpriv', ['--version']).status !== 0) return fail('prlimit or setpriv (util-linux) is not installed');
   if (process.getuid?.() !== 0) return fail('must start as root to set up control groups and slot users (calls run unprivileged)');
-  const cgroups = openCgroups();
-  if (typeof cgroups === 'string') return fail(cgroups);
+  let limits: Cgroups | null = null;
   const pool = new SlotPool(s, log, () => {
-    cgroups.close();
+    limits?.close();
     process.exit(1);
   });
   try {
@@ -45,9 +44,19 @@ export async function runSandbox(env: NodeJS.ProcessEnv = process.env): Promise<
   } catch (err) {
     return fail(`work folder not usable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  // Control groups last: every later failure removes them again, so no start leaves one behind.
+  const cgroups = openCgroups();
+  if (typeof cgroups === 'string') {
+    pool.close();
+    return fail(cgroups);
+  }
+  limits = cgroups;
   const launcher = fileURLToPath(new URL('./launcher.js', import.meta.url));
   const server = serve(s, pool, cgroups, launcher, log);
-  server.once('error', (err: NodeJS.ErrnoException) => fail(`cannot listen (${err.code ?? 'error'})`));
+  server.once('error', (err: NodeJS.ErrnoException) => {
+    cgroups.close();
+    fail(`cannot listen (${err.code ?? 'error'})`);
+  });
   server.listen(s.port, s.host, () => {
     const a = server.address();
     log.info('sandbox.started', { host: s.host, port: typeof a === 'object' && a ? a.port : s.port, slots: s.slots, limits: cgroups.mode });
