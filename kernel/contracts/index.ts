@@ -13,3 +13,4 @@ export * from './retention.js';
 export * from './diagnostics.js';
 export * from './tools.js';
 export * from './catalogue-feed.js';
+export * from './sandbox.js';

@@ -1,5 +1,5 @@
 import {
-  AdminApiToken, BuiltInCatalogueToken, CacheToken, CatalogueFeedToken, SnapshotSync, StoreToken, definePlugin, type PluginContext,
+  AdminApiToken, BuiltInCatalogueToken, CacheToken, CatalogueFeedToken, DiagnosticsToken, SnapshotSync, StoreToken, definePlugin, type PluginContext,
 } from '../../kernel/index.js';
 import { commands } from './commands.js';
 import { configSchema, loadKeys, type FeedConfig } from './config.js';
@@ -47,6 +47,8 @@ export default definePlugin({
     const { sync, feed } = runningOf(ctx);
     await sync.start();
     feed.start();
+    // The bundle's price-update part, answered from memory (written with the database down too).
+    ctx.optional(DiagnosticsToken)?.addSource({ file: 'price-updates.json', collect: async () => feed.status() });
   },
   async stop(ctx) {
     const { sync, feed } = runningOf(ctx);
