@@ -21,6 +21,12 @@ async function serve(): Promise<void> {
   await service.start();
 }
 
+/** The sandbox and egress services run without the database or the plugins (their own containers). */
+async function standalone(which: 'sandbox' | 'egress'): Promise<void> {
+  if (which === 'sandbox') await (await import('../plugins/sandbox/server/main.js')).runSandbox();
+  else await (await import('../plugins/egress/main.js')).runEgress();
+}
+
 if (words.length === 0 || words[0] === 'serve') {
   if (words.length > 1) {
     process.stderr.write('usage: svc serve\n');
@@ -28,6 +34,11 @@ if (words.length === 0 || words[0] === 'serve') {
   }
   serve().catch((err: unknown) => {
     // Start-up problems (bad config, unknown plugin, unreachable database) end here: one clear line, exit 1.
+    process.stderr.write(`svc: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
+} else if ((words[0] === 'sandbox' || words[0] === 'egress') && words.length === 1) {
+  standalone(words[0]).catch((err: unknown) => {
     process.stderr.write(`svc: ${(err as Error).message}\n`);
     process.exit(1);
   });

@@ -2,4 +2,6 @@
 # Install and run every test suite in both shapes (embedded; PostgreSQL + Redis when reachable).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The sandbox tests (test/sandbox) run tool servers under bubblewrap.
+command -v bwrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; }
 exec bash scripts/with-node.sh bash -c 'npm ci --no-audit --no-fund && npm test'

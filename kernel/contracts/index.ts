@@ -11,3 +11,6 @@ export * from './routing.js';
 export * from './conversations.js';
 export * from './retention.js';
 export * from './diagnostics.js';
+export * from './tools.js';
+export * from './catalogue-feed.js';
+export * from './sandbox.js';

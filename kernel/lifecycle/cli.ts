@@ -27,6 +27,11 @@ export interface CliIo {
 }
 
 const serveInfo: CommandInfo = { name: 'serve', summary: 'Start the service (also what `svc` alone does)', usage: 'svc serve', options: {} };
+/** Separate services started by the svc command itself (bin/svc.ts), each in its own container. */
+const serviceInfos: CommandInfo[] = [
+  { name: 'sandbox', summary: 'Start the sandbox service for command-line tool servers', usage: 'svc sandbox', options: {} },
+  { name: 'egress', summary: 'Start the egress proxy for sandboxed tool servers', usage: 'svc egress', options: {} },
+];
 
 /** Read from package.json, not from the service module, so `svc --version` loads nothing else. */
 export function cliVersion(): string {
@@ -38,7 +43,7 @@ export function cliVersion(): string {
  * booting: no store, cache or data folder is opened. A broken config still lets help answer.
  */
 export async function listCommands(env: NodeJS.ProcessEnv): Promise<{ commands: CommandInfo[]; problem?: string }> {
-  const commands: CommandInfo[] = [serveInfo];
+  const commands: CommandInfo[] = [serveInfo, ...serviceInfos];
   let problem: string | undefined;
   try {
     const { config, baseDir } = loadConfig(env);
@@ -134,7 +139,7 @@ export async function runCli(words: string[], io: CliIo): Promise<number> {
   try {
     checkArgs(c, args);
     // bin/svc.ts starts the service itself (signals, exit codes); here it only gets its arguments checked.
-    if (c === serveInfo) throw new Error('svc serve is started by the svc command itself');
+    if (c === serveInfo || serviceInfos.includes(c)) throw new Error(`svc ${c.name} is started by the svc command itself`);
     // Loaded only here: help and version never pay for the ORM, drivers or plugins' services.
     const { Service } = await import('./service.js');
     await new Service({ env: io.env, logSink: io.stderr }).runCommand(words, io.stdout);

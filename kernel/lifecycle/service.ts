@@ -28,6 +28,11 @@ export interface ServiceOptions {
   logSink?: LogSink;
 }
 
+/** The command whose words begin the command line; the longest name wins. */
+function matchCommand<T extends { c: { name: string } }>(all: T[], words: string[]): T | undefined {
+  return all.filter(({ c }) => c.name.split(' ').every((w, i) => words[i] === w)).sort((a, b) => b.c.name.length - a.c.name.length)[0];
+}
+
 export const version: string = (JSON.parse(readFileSync(resolvePath(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
@@ -88,6 +93,11 @@ export class Service {
    * `words` are the command line after `svc`; the longest matching command name wins.
    */
   async runCommand(words: string[], out: NodeJS.WritableStream): Promise<void> {
+    const own = matchCommand((await loadPlugins(this.config, this.loaded.baseDir)).flatMap((l) => (l.plugin.commands ?? []).filter((c) => c.standalone).map((c) => ({ c, l }))), words);
+    if (own) {
+      await own.c.run(this.contextFor(own.l), words.slice(own.c.name.split(' ').length), out);
+      return;
+    }
     try {
       await this.boot();
     } catch (err) {
@@ -102,9 +112,7 @@ export class Service {
     }
     try {
       const all = this.plugins.flatMap(({ loaded, ctx }) => (loaded.plugin.commands ?? []).map((c) => ({ c, ctx })));
-      const match = all
-        .filter(({ c }) => c.name.split(' ').every((w, i) => words[i] === w))
-        .sort((a, b) => b.c.name.length - a.c.name.length)[0];
+      const match = matchCommand(all, words);
       if (!match) {
         const list = all.map(({ c }) => `  svc ${c.name.padEnd(28)} ${c.summary}`).join('\n');
         throw new Error(`unknown command "svc ${words.join(' ')}"; commands:\n  svc serve${' '.repeat(23)} start the service\n${list}`);

@@ -65,6 +65,11 @@ export interface PluginCommand<C = unknown> {
    * plugin order and the boot error.
    */
   whenBootFails?(input: { kernel: KernelConfig; env: NodeJS.ProcessEnv; plugins: readonly string[]; error: Error }, args: string[], out: NodeJS.WritableStream): Promise<void>;
+  /**
+   * Runs without booting the service (no store, cache or other plugin: only its plugin's config),
+   * for tools that need none, e.g. `svc catalogue sign` on a machine without the database.
+   */
+  standalone?: boolean;
   /** Writes its result to stdout; throws to exit non-zero with the message on stderr. */
   run(ctx: PluginContext<C>, args: string[], out: NodeJS.WritableStream): Promise<void>;
 }

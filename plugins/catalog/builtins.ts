@@ -1,18 +1,6 @@
-import type { CatalogModel, ProviderRegistry } from '../../kernel/index.js';
+import type { CatalogModel, CatalogueEntry, CatalogueList, ProviderRegistry } from '../../kernel/index.js';
 import catalogue from './catalogue/models.json' with { type: 'json' };
 import { normalizeAddress } from './names.js';
-
-/** One priced model of the committed catalogue (scripts/build-price-catalogue.mjs writes it). */
-export interface CatalogueEntry {
-  id: string;
-  context_window: number;
-  output_limit: number;
-  input_micro_usd_per_mtok: number | null;
-  output_micro_usd_per_mtok: number | null;
-  images: boolean;
-  pdf: boolean;
-  tools: boolean;
-}
 
 /** A built-in provider as the catalog serves it: its vendor adapter, and the address in use. */
 export interface BuiltInEntry {
@@ -26,7 +14,7 @@ const catalogueEntries = catalogue.providers as Record<string, CatalogueEntry[]>
 /** When the catalogue was built: the `created` time of its models on GET /v1/models. */
 const builtAt = new Date(`${catalogue.built}T00:00:00Z`);
 
-function catalogModel(provider: string, e: CatalogueEntry): CatalogModel {
+function catalogModel(provider: string, e: CatalogueEntry, createdAt = builtAt): CatalogModel {
   return Object.freeze({
     name: `${provider}:${e.id}`,
     provider,
@@ -39,7 +27,7 @@ function catalogModel(provider: string, e: CatalogueEntry): CatalogModel {
     canReadImages: e.images,
     canReadPdf: e.pdf,
     canCallTools: e.tools,
-    createdAt: builtAt,
+    createdAt,
   });
 }
 
@@ -50,7 +38,7 @@ function catalogModel(provider: string, e: CatalogueEntry): CatalogModel {
  */
 export class BuiltIns {
   readonly providers: ReadonlyMap<string, BuiltInEntry>;
-  private readonly modelsByProvider = new Map<string, readonly CatalogModel[]>();
+  private modelsByProvider = new Map<string, readonly CatalogModel[]>();
 
   constructor(registry: ProviderRegistry | undefined, overrides: Record<string, string>) {
     const found = new Map<string, BuiltInEntry>();
@@ -62,7 +50,22 @@ export class BuiltIns {
       found.set(builtIn.name, { name: builtIn.name, vendor, address });
     }
     this.providers = found;
-    for (const name of found.keys()) this.modelsByProvider.set(name, (catalogueEntries[name] ?? []).map((e) => catalogModel(name, e)));
+    this.useFeed(undefined);
+  }
+
+  /**
+   * Puts a signed feed list (catalogue-feed plugin) over the committed catalogue: each provider it
+   * names gets exactly the list's models; the others keep the committed ones. `undefined` returns
+   * to the committed catalogue. Providers that are not installed built-ins are ignored.
+   */
+  useFeed(list: Pick<CatalogueList, 'providers' | 'issuedAt'> | undefined): void {
+    const next = new Map<string, readonly CatalogModel[]>();
+    const issued = list ? new Date(list.issuedAt) : builtAt;
+    for (const name of this.providers.keys()) {
+      const fromFeed = list && Object.hasOwn(list.providers, name) ? list.providers[name] : undefined;
+      next.set(name, fromFeed ? fromFeed.map((e) => catalogModel(name, e, issued)) : (catalogueEntries[name] ?? []).map((e) => catalogModel(name, e)));
+    }
+    this.modelsByProvider = next;
   }
 
   has(name: string): boolean {

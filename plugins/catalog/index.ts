@@ -1,5 +1,5 @@
 import {
-  AdminApiToken, CacheToken, CatalogToken, CredentialVaultToken, ProviderRegistryToken, StoreToken, Type, definePlugin, type PluginContext, type Static,
+  AdminApiToken, BuiltInCatalogueToken, CacheToken, CatalogToken, CredentialVaultToken, ProviderRegistryToken, StoreToken, Type, definePlugin, type PluginContext, type Static,
 } from '../../kernel/index.js';
 import { builtInKeyRoutes } from './builtin-keys.js';
 import { builtInModelRoutes } from './builtin-models.js';
@@ -8,6 +8,7 @@ import { BuiltIns } from './builtins.js';
 import { runCheck, type CheckOutcome } from './check.js';
 import { CatalogCore, changeChannel } from './core.js';
 import { Credentials, loadKeyRing } from './credentials.js';
+import { FeedCatalogue, FeedRepo } from './feed.js';
 import { ProviderHealth } from './health.js';
 import { migrations } from './migrations.js';
 import { modelRoutes } from './model-routes.js';
@@ -108,7 +109,8 @@ export default definePlugin({
     const builtInRepo = new BuiltInRepo(ctx.use(StoreToken));
     const registry = () => ctx.optional(ProviderRegistryToken);
     const builtIns = new BuiltIns(registry(), ctx.config.builtInAddresses);
-    const snapshot = new CatalogSnapshot(repo, builtInRepo, builtIns, credentials);
+    const feedRepo = new FeedRepo(ctx.use(StoreToken));
+    const snapshot = new CatalogSnapshot(repo, builtInRepo, builtIns, credentials, feedRepo);
     const healthCheck = async (row: ProviderRow): Promise<CheckOutcome> => {
       let apiKey: string | undefined;
       try {
@@ -127,6 +129,8 @@ export default definePlugin({
     states.set(ctx, { core });
     ctx.provide(CatalogToken, snapshot);
     ctx.provide(CredentialVaultToken, credentials);
+    // Signed catalogue updates (catalogue-feed plugin) replace the committed catalogue through this.
+    ctx.provide(BuiltInCatalogueToken, new FeedCatalogue(feedRepo, () => core.changed(), () => snapshot.appliedFeed()));
     const admin = ctx.use(AdminApiToken);
     providerRoutes(admin, core);
     modelRoutes(admin, core);

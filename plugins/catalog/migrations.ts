@@ -54,10 +54,21 @@ const overrides = `create table catalog_model_overrides (
   updated_at varchar(40) not null
 )`;
 
+// The signed feed list in force over the committed catalogue (catalogue-feed plugin): one row, id 1.
+const feedList = `create table catalog_feed_list (
+  id integer primary key,
+  sequence bigint not null,
+  issued_at varchar(40) not null,
+  digest varchar(64) not null,
+  providers text not null,
+  applied_at varchar(40) not null
+)`;
+
 /** The catalog's tables. */
 export const migrations: Migration[] = [
   { id: 'catalog-001-providers-models', sqlite: [providers, models, index], postgresql: [providers, models, index] },
   { id: 'catalog-002-builtin-keys-overrides', sqlite: [builtinKeys, overrides], postgresql: [builtinKeys, overrides] },
   // A model's own upstream deadlines over its provider's (JSON, null for none): issue 19.
   { id: 'catalog-003-model-deadlines', sqlite: ['alter table catalog_models add column deadlines text'], postgresql: ['alter table catalog_models add column deadlines text'] },
+  { id: 'catalog-004-feed-list', sqlite: [feedList], postgresql: [feedList] },
 ];

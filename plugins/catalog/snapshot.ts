@@ -1,7 +1,8 @@
-import type { CatalogModel, CatalogProvider, CatalogService } from '../../kernel/index.js';
+import type { AppliedCatalogue, CatalogModel, CatalogProvider, CatalogService } from '../../kernel/index.js';
 import { instanceScope, type KeyRow, type OverrideRow } from './builtin-repo.js';
 import type { BuiltIns } from './builtins.js';
 import type { Credentials } from './credentials.js';
+import type { FeedRepo } from './feed.js';
 import type { CatalogRepo, ProviderRow } from './repo.js';
 import type { BuiltInRepo } from './builtin-repo.js';
 
@@ -47,13 +48,20 @@ export class CatalogSnapshot implements CatalogService {
   private readonly plainKeys = new Map<string, { enc: string; plain: string }>();
   private readonly listeners: Array<(provider?: string) => void> = [];
   private chain: Promise<unknown> = Promise.resolve();
+  private feed: AppliedCatalogue | undefined;
 
   constructor(
     private readonly repo: CatalogRepo,
     private readonly builtInRepo: BuiltInRepo,
     readonly builtIns: BuiltIns,
     private readonly credentials: Credentials,
+    private readonly feedRepo?: FeedRepo,
   ) {}
+
+  /** The signed feed list in force over the committed catalogue (catalogue-feed plugin), if any. */
+  appliedFeed(): AppliedCatalogue | undefined {
+    return this.feed;
+  }
 
   model(name: string): CatalogModel | undefined {
     return this.modelMap.get(name);
@@ -132,7 +140,9 @@ export class CatalogSnapshot implements CatalogService {
   }
 
   private async load(): Promise<SnapshotDiff> {
-    const [providers, added, keys, overrides] = await Promise.all([this.repo.providers(), this.repo.models(), this.builtInRepo.keys(), this.builtInRepo.overrides()]);
+    const [providers, added, keys, overrides, feed] = await Promise.all([
+      this.repo.providers(), this.repo.models(), this.builtInRepo.keys(), this.builtInRepo.overrides(), this.feedRepo?.current(),
+    ]);
     const builtIns = this.builtIns;
     // A stored row named like a built-in (saved before that vendor shipped) is shadowed by the built-in.
     const rows = new Map(providers.filter((r) => !builtIns.has(r.name)).map((r) => [r.name, r]));
@@ -145,7 +155,7 @@ export class CatalogSnapshot implements CatalogService {
     for (const k of ownKeys) if (k.workspaceId !== instanceScope) settings.set(k.provider, `${settings.get(k.provider)}\n${k.workspaceId}=${k.apiKeyEnc}`);
     const names = new Set([...settings.keys(), ...this.settings.keys()]);
     const changed = [...names].filter((n) => settings.get(n) !== this.settings.get(n)).sort();
-    const stamps = JSON.stringify([added, overrides]);
+    const stamps = JSON.stringify([added, overrides, feed?.digest ?? null]);
     const diff: SnapshotDiff = { providers: changed, models: stamps !== this.modelStamps };
     this.rows = rows;
     this.workspaceKeys = workspaceKeys;
@@ -154,6 +164,8 @@ export class CatalogSnapshot implements CatalogService {
       [...rows.values()].map((r) => [r.name, Object.freeze({ name: r.name, vendor: r.vendor, address: r.address, builtIn: builtIns.has(r.name), hasKey: r.apiKeyEnc !== null, check: r.check, checkedAt: r.checkedAt })]),
     );
     if (diff.models) {
+      if (feed?.digest !== this.feed?.digest) builtIns.useFeed(feed);
+      this.feed = feed && { sequence: feed.sequence, issuedAt: feed.issuedAt, digest: feed.digest, appliedAt: feed.appliedAt };
       const byName = new Map(overrides.map((o) => [o.name, o]));
       const own = builtIns.models().flatMap((m) => overridden(m, byName.get(m.name)) ?? []);
       const frozen = [...added.filter((m) => !builtIns.model(m.name)).map(({ updatedAt: _updated, ...m }) => Object.freeze(m)), ...own];

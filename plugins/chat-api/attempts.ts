@@ -60,7 +60,9 @@ export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: Abor
       attempts.push(record);
       outcome.sent = true;
       try {
-        const adapter = env.registry.adapter(model.provider, ctx.state.principal?.workspaceId);
+        const base = env.registry.adapter(model.provider, ctx.state.principal?.workspaceId);
+        // The tools plugin's server-side loop (kernel/contracts/tools.ts) runs inside the adapter call.
+        const adapter = ctx.state.toolLoop?.wrap(base) ?? base;
         if (chat.stream) await streamReply(ctx, adapter, call, env);
         else await wholeReply(ctx, adapter, call, env);
         record.end = performance.now() - ctx.startedAt;

@@ -71,8 +71,9 @@ test('instance admins download the bundle; every listed part is there; no canary
   assert.is(json(files, 'versions.json').node, process.version);
   assert.is(json(files, 'health.json').status, 'ok');
   assert.is(json(files, 'health.json').checks.database.status, 'ok');
-  assert.equal(json(files, 'sandbox.json').sandbox.configured, false);
-  assert.equal(json(files, 'price-updates.json').state, 'off');
+  // Written by their owners when they run: the sandbox client and the catalogue feed.
+  assert.equal(json(files, 'sandbox.json'), { sandbox: { state: 'not_configured' }, egress_proxy: { state: 'not_configured' } });
+  assert.is(json(files, 'price-updates.json').on, false);
   const settings = json(files, 'settings.json');
   assert.is(settings.database.url, shape === 'scale-out' ? 'set' : 'not set');
   assert.is(settings.environment.SVC_ADMIN_PASSWORD, 'set');

@@ -1,0 +1,123 @@
+import { Pool, type Dispatcher } from 'undici';
+import type { ProviderSettings } from '../contracts/provider.js';
+
+/** A response body as undici hands it over. */
+export type UpstreamBody = Dispatcher.ResponseData['body'];
+
+/**
+ * One timer that aborts an upstream call: a deadline first (the wait for the first byte), then
+ * re-armed as the idle gap between events. `fired` tells which one ended the call.
+ *
+ * @example
+ * const d = new CallDeadline(); d.arm(5000, 'timeout'); pool.request({ …, signal: d.signal });
+ */
+export class CallDeadline {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  fired: 'timeout' | 'idle' | undefined;
+  readonly signal = this.controller.signal;
+
+  arm(ms: number, why: 'timeout' | 'idle'): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.fired = why;
+      this.controller.abort(new Error(why));
+    }, ms);
+  }
+
+  /** Ends the call now (the consumer stopped early or the stream failed). */
+  abort(): void {
+    this.clear();
+    this.controller.abort(new Error('done'));
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/**
+ * A body's text, at most `limit` bytes (the rest is dropped and the body destroyed).
+ *
+ * @example
+ * const text = await readUpstreamText(res.body, 1024 * 1024);
+ */
+export async function readUpstreamText(body: UpstreamBody, limit: number): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const buf of body as AsyncIterable<Buffer>) {
+    size += buf.length;
+    if (size > limit) {
+      body.destroy();
+      break;
+    }
+    parts.push(buf);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** A provider's HTTP endpoint: its keep-alive pool and base path; `undefined` pool when the address is not http(s). */
+export interface UpstreamEndpoint {
+  url: URL | undefined;
+  pool: Pool | undefined;
+  /** The address's path without a trailing slash, prefixed to every call. */
+  base: string;
+}
+
+/**
+ * The keep-alive pool for one provider. `connectMs` bounds connecting; undici's own header and
+ * body timeouts are off, because every call carries a CallDeadline with its own (possibly
+ * per-model) limits, which a pool-wide timeout would cut short. An invalid address never throws here.
+ *
+ * @example
+ * const { pool, base } = upstreamEndpoint(settings, 128);
+ */
+export function upstreamEndpoint(settings: ProviderSettings, connections = 128): UpstreamEndpoint {
+  const parsed = URL.canParse(settings.address) ? new URL(settings.address) : undefined;
+  const url = parsed?.protocol === 'http:' || parsed?.protocol === 'https:' ? parsed : undefined;
+  const t = settings.timeouts;
+  const pool = url
+    ? new Pool(url.origin, { connections, connectTimeout: t.connectMs, headersTimeout: 0, bodyTimeout: 0 })
+    : undefined;
+  return { url, pool, base: (url?.pathname ?? '').replace(/\/+$/, '') };
+}
+
+/**
+ * Lets in-flight calls finish for `graceMs`, then drops the pool's connections.
+ *
+ * @example
+ * await closeUpstream(pool, 5000);
+ */
+export async function closeUpstream(pool: Pool | undefined, graceMs: number): Promise<void> {
+  if (!pool) return;
+  let timer: NodeJS.Timeout | undefined;
+  const forced = new Promise<void>((done) => {
+    timer = setTimeout(() => void pool.destroy().catch(() => undefined).then(done), graceMs);
+  });
+  await Promise.race([pool.close().catch(() => undefined), forced]);
+  clearTimeout(timer);
+}
+
+/**
+ * Waits for a generator's first item, then hands out an iterable that starts with it: a stream
+ * call resolves only once its first chunk arrived, so errors before it are ordinary errors.
+ *
+ * @example
+ * return await startedWithFirst(this.read(res.body, …));
+ */
+export async function startedWithFirst<T>(items: AsyncGenerator<T, void, undefined>): Promise<AsyncIterable<T>> {
+  let first: IteratorResult<T, void> | undefined = await items.next();
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        const f = first;
+        first = undefined;
+        return f ? Promise.resolve(f) : items.next();
+      },
+      return: async () => {
+        first = undefined;
+        return items.return(undefined);
+      },
+    }),
+  };
+}

@@ -1,0 +1,17 @@
+export { CallDeadline, readUpstreamText, upstreamEndpoint, closeUpstream, startedWithFirst, type UpstreamBody, type UpstreamEndpoint } from './http.js';
+export { serverSentEvents, type ServerSentEvent } from './sse.js';
+export {
+  upstreamUnavailable,
+  vendorUnavailable,
+  rateLimited,
+  withHints,
+  streamInterrupted,
+  transportFailureOf,
+  scrubVendorText,
+  rateLimitWait,
+  type UpstreamErrorContext,
+  type UpstreamFailure,
+  type UpstreamInterrupted,
+} from './failures.js';
+export { NativeAdapter, malformedInARow, type NativeWire, type NativeSettings, type WireRequest, type StreamStep, type StreamTranslator } from './native-adapter.js';
+export { dataUrl, fileAsText, plainText, splitInstructions, argumentsObject, usageOf, oneChoiceCompletion, oneChoiceChunk, argumentsDelta, usageChunk, ChunkWriter, vendorCount, type FinishReason, type ReplyHead } from './translate.js';

@@ -1,0 +1,103 @@
+import { Client, SSEClientTransport, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
+
+/** How svc reaches one registered server. */
+export interface ServerAddress {
+  url: string;
+  transport: 'streamable-http' | 'sse';
+  /** A static bearer token (decrypted just before use), or null. */
+  bearer: string | null;
+}
+
+/** A tool as the server lists it; `readOnly` only when the server declared `readOnlyHint: true`. */
+export interface ListedTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  readOnly: boolean;
+}
+
+/** Why a call gave no usable result; the text a tool server sent is never part of it. */
+export class ToolServerFailure extends Error {
+  constructor(readonly kind: 'timeout' | 'too_large' | 'redirect' | 'unreachable' | 'protocol') {
+    super(`tool server failure: ${kind}`);
+  }
+}
+
+/**
+ * A fetch that the MCP client reads tool servers through: it refuses redirects (a server could
+ * otherwise redirect around the origin allow-list) and errors a response body beyond `maxBytes`
+ * while it streams in, since the SDK buffers a whole result before its caller can cut it
+ * (docs/TOOLS-NOTES.md).
+ */
+export function cappedFetch(maxBytes: number): FetchLike {
+  return async (url, init) => {
+    const res = await fetch(url, { ...init, redirect: 'manual' });
+    if (res.status >= 300 && res.status < 400) throw new ToolServerFailure('redirect');
+    if (!res.body) return res;
+    let seen = 0;
+    const limiter = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > maxBytes) controller.error(new ToolServerFailure('too_large'));
+        else controller.enqueue(chunk);
+      },
+    });
+    return new Response(res.body.pipeThrough(limiter), { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
+
+/**
+ * One short-lived MCP session: connect (version negotiation `auto`, so servers speaking the
+ * 2026-07-28 revision and 2025-era servers both work), run `fn`, close. A connection per use keeps
+ * no state between requests or replicas; tool lists are cached by the caller.
+ */
+export async function withServer<T>(addr: ServerAddress, limits: { maxBytes: number; timeoutMs: number }, signal: AbortSignal, fn: (c: Client, signal: AbortSignal) => Promise<T>): Promise<T> {
+  const requestInit: RequestInit = addr.bearer ? { headers: { authorization: `Bearer ${addr.bearer}` } } : {};
+  const opts = { requestInit, fetch: cappedFetch(limits.maxBytes) };
+  const url = new URL(addr.url);
+  const transport = addr.transport === 'sse' ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, { ...opts, redirectPolicy: 'same-origin' as const });
+  const client = new Client({ name: 'svc', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  const timeout = AbortSignal.timeout(limits.timeoutMs);
+  const both = AbortSignal.any([signal, timeout]);
+  try {
+    await client.connect(transport, { signal: both, timeout: limits.timeoutMs });
+    return await fn(client, both);
+  } catch (err) {
+    if (err instanceof ToolServerFailure) throw err;
+    if (timeout.aborted) throw new ToolServerFailure('timeout');
+    if (signal.aborted) throw signal.reason;
+    const cause = (err as { cause?: unknown }).cause;
+    if (cause instanceof ToolServerFailure) throw cause;
+    throw new ToolServerFailure(String((err as Error)?.message ?? '').includes('fetch failed') ? 'unreachable' : 'protocol');
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+export async function listTools(addr: ServerAddress, limits: { maxBytes: number; timeoutMs: number }, signal: AbortSignal): Promise<ListedTool[]> {
+  return withServer(addr, limits, signal, async (c, bounded) => {
+    const out: ListedTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await c.listTools(cursor ? { cursor } : {}, { signal: bounded, timeout: limits.timeoutMs });
+      for (const t of page.tools) {
+        out.push({ name: t.name, description: t.description ?? '', inputSchema: (t.inputSchema ?? { type: 'object' }) as Record<string, unknown>, readOnly: t.annotations?.readOnlyHint === true });
+      }
+      cursor = page.nextCursor;
+    } while (cursor && out.length < 1000);
+    return out;
+  });
+}
+
+/** Text of a call's result for the model; `isError` results say so. Non-text parts are named, not inlined. */
+export async function callTool(addr: ServerAddress, limits: { maxBytes: number; timeoutMs: number }, signal: AbortSignal, tool: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }> {
+  return withServer(addr, limits, signal, async (c, bounded) => {
+    const result = await c.callTool({ name: tool, arguments: args }, { signal: bounded, timeout: limits.timeoutMs });
+    const parts = Array.isArray(result.content) ? result.content : [];
+    const text = parts
+      .map((p) => (p.type === 'text' ? p.text : `[${p.type} content omitted]`))
+      .join('\n');
+    const structured = !text && result.structuredContent ? JSON.stringify(result.structuredContent) : '';
+    return { text: text || structured, isError: result.isError === true };
+  });
+}

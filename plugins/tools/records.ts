@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { randomId, type Store } from '../../kernel/index.js';
+
+/** ok, error: the call ran; denied: origin not allowed; pending → approved or refused: an approval. */
+export type CallOutcome = 'ok' | 'error' | 'denied' | 'pending' | 'approved' | 'refused';
+
+export interface CallRecord {
+  requestId: string;
+  workspaceId: string;
+  personId: string;
+  serverId: string;
+  tool: string;
+  /** The raw arguments text: only its size and SHA-256 are stored. */
+  argumentsText: string;
+  outcome: CallOutcome;
+  durationMs: number;
+  approvalId?: string | null;
+}
+
+interface Row {
+  id: string; request_id: string; server_id: string; tool: string; arguments_bytes: number; arguments_sha256: string;
+  outcome: string; duration_ms: number; approval_id: string | null; created_at: number | string;
+}
+
+/** Tool call records (issue 13 item 5), linked to the request's trace by its request id. */
+export class CallRecords {
+  constructor(private readonly store: Store) {}
+
+  async add(r: CallRecord): Promise<string> {
+    const id = `tc_${randomId(12, 'base64url')}`;
+    const args = Buffer.from(r.argumentsText, 'utf8');
+    await this.store.execute(
+      'insert into tool_calls (id, request_id, workspace_id, person_id, server_id, tool, arguments_bytes, arguments_sha256, outcome, duration_ms, approval_id, created_at) values (?,?,?,?,?,?,?,?,?,?,?,?)',
+      [id, r.requestId, r.workspaceId, r.personId, r.serverId, r.tool, args.length, createHash('sha256').update(args).digest('hex'), r.outcome, Math.round(r.durationMs), r.approvalId ?? null, Date.now()],
+    );
+    return id;
+  }
+
+  /** The pending record of an approval becomes approved or refused. */
+  async answer(approvalId: string, outcome: 'approved' | 'refused'): Promise<void> {
+    await this.store.execute("update tool_calls set outcome = ? where approval_id = ? and outcome = 'pending'", [outcome, approvalId]);
+  }
+
+  async list(workspaceId: string, q: { requestId?: string; limit: number }) {
+    const rows = q.requestId
+      ? await this.store.execute<Row>('select * from tool_calls where workspace_id = ? and request_id = ? order by created_at, id limit ?', [workspaceId, q.requestId, q.limit])
+      : await this.store.execute<Row>('select * from tool_calls where workspace_id = ? order by created_at desc, id limit ?', [workspaceId, q.limit]);
+    return rows.map((r) => ({
+      id: r.id, request_id: r.request_id, server_id: r.server_id, tool: r.tool, arguments_bytes: Number(r.arguments_bytes), arguments_sha256: r.arguments_sha256,
+      outcome: r.outcome, duration_ms: Number(r.duration_ms), approval_id: r.approval_id, created_at: new Date(Number(r.created_at)).toISOString(),
+    }));
+  }
+}

@@ -1,0 +1,165 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import OpenAI from 'openai';
+import { shape } from '../support/harness.js';
+import { Admin } from '../support/provision.js';
+import { call, model, refusal, startToolsWorld, upstreamBodies, type ToolsWorld } from './support.js';
+
+const test = suite(`tools: approvals (${shape})`);
+let w: ToolsWorld;
+
+test.before(async () => {
+  w = await startToolsWorld();
+});
+test.after(async () => w?.stop());
+test.before.each(() => {
+  w.mock.reset();
+  w.mcp.calls.length = 0;
+});
+
+const ask = { model, messages: [{ role: 'user' as const, content: 'Delete item 42 please' }] };
+const del = call('files__delete_item', { id: '42' });
+
+/** A conversation whose last reply waits for approval of `files__delete_item {id: 42}`; its approval id and the request id. */
+async function waiting(client = w.client, conv?: string): Promise<{ conv: string; id: string; requestId: string }> {
+  conv ??= await w.conversation();
+  w.mock.enqueue({ reply: { content: 'I will delete it.', tool_calls: [del] } });
+  const { data, response } = await client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv } }).withResponse();
+  const body = data as any;
+  assert.is(response.status, 200);
+  assert.match(body.svc.pending_approval.id, /^apr_[A-Za-z0-9_-]{16}$/);
+  assert.equal(body.svc.pending_approval, { id: body.svc.pending_approval.id, tool: 'files__delete_item', arguments: { id: '42' } });
+  assert.equal(body.choices[0].message, { role: 'assistant', content: 'I will delete it.' });
+  assert.is(body.choices[0].finish_reason, 'stop');
+  return { conv, id: body.svc.pending_approval.id, requestId: response.headers.get('x-svc-request-id')! };
+}
+
+test('a tool that needs approval stops the reply with svc.pending_approval; approve runs it and the loop continues', async () => {
+  const { conv, id, requestId } = await waiting();
+  assert.equal(w.mcp.calls, [], 'nothing ran before the approval');
+  assert.equal((await w.calls(requestId)).map((r) => [r.tool, r.outcome, r.approval_id]), [['delete_item', 'pending', id]]);
+  w.mock.enqueue({ reply: { content: 'Item 42 is deleted.' } });
+  const { data, response } = await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': id } }).withResponse();
+  assert.is(data.choices[0]!.message.content, 'Item 42 is deleted.');
+  assert.equal(w.mcp.calls, [{ tool: 'delete_item', args: { id: '42' } }]);
+  const sent = upstreamBodies(w.mock)[1];
+  assert.equal(sent.messages.slice(-2), [
+    { role: 'assistant', content: 'I will delete it.', tool_calls: [del] },
+    { role: 'tool', content: 'deleted 42', tool_call_id: del.id },
+  ]);
+  assert.equal((await w.calls(requestId)).map((r) => r.outcome), ['approved']);
+  assert.equal((await w.calls(response.headers.get('x-svc-request-id')!)).map((r) => [r.tool, r.outcome, r.approval_id]), [['delete_item', 'ok', id]]);
+  // Answered already: 404 not_found with a message saying so; nothing runs again.
+  const again = w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': id } });
+  assert.equal(await refusal(again), [404, 'not_found', 'x-svc-approve']);
+  assert.is(w.mcp.calls.length, 1);
+});
+
+test('streamed: the pending approval comes in a final chunk before [DONE]', async () => {
+  const conv = await w.conversation();
+  w.mock.enqueue({ reply: { content: null, tool_calls: [del] } });
+  const res = await fetch(`${w.svc.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${w.apiKey}`, 'content-type': 'application/json', 'x-svc-conversation': conv },
+    body: JSON.stringify({ ...ask, stream: true }),
+  });
+  assert.is(res.status, 200);
+  const events = (await res.text()).split('\n\n').filter(Boolean).map((e) => e.slice('data: '.length));
+  assert.is(events.at(-1), '[DONE]');
+  const last = JSON.parse(events.at(-2)!);
+  assert.equal(last.choices, []);
+  assert.equal(last.svc.pending_approval.tool, 'files__delete_item');
+  assert.equal(last.svc.pending_approval.arguments, { id: '42' });
+  assert.not.ok(events.slice(0, -2).some((e) => e.includes('tool_calls') || e.includes('pending_approval')));
+  assert.equal(w.mcp.calls, []);
+});
+
+test('streamed approve: the approved call runs and the continued reply streams', async () => {
+  const { conv, id } = await waiting();
+  w.mock.enqueue({ chunks: ['Item 42 ', 'is gone.'] });
+  const stream = await w.client.chat.completions.create({ ...ask, stream: true }, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': id } });
+  let content = '';
+  for await (const c of stream) content += c.choices[0]?.delta.content ?? '';
+  assert.is(content, 'Item 42 is gone.');
+  assert.equal(w.mcp.calls, [{ tool: 'delete_item', args: { id: '42' } }]);
+  assert.equal(upstreamBodies(w.mock)[1].messages.at(-1), { role: 'tool', content: 'deleted 42', tool_call_id: del.id });
+});
+
+test('two calls needing approval in one turn: approving the first runs it and stops at the second, without a model call', async () => {
+  const conv = await w.conversation();
+  const a = call('files__delete_item', { id: '1' }, 'd1');
+  const b = call('files__delete_item', { id: '2' }, 'd2');
+  w.mock.enqueue({ reply: { content: null, tool_calls: [a, b] } });
+  const first = (await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv } })) as any;
+  assert.equal(first.svc.pending_approval.arguments, { id: '1' });
+  const second = (await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': first.svc.pending_approval.id } })) as any;
+  assert.equal(second.svc.pending_approval.arguments, { id: '2' });
+  assert.equal(second.usage, { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, 'no model call, nothing charged');
+  assert.is(upstreamBodies(w.mock).length, 1);
+  w.mock.enqueue({ reply: { content: 'Both deleted.' } });
+  const done = await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': second.svc.pending_approval.id } });
+  assert.is(done.choices[0]!.message.content, 'Both deleted.');
+  assert.equal(w.mcp.calls.map((c) => c.args), [{ id: '1' }, { id: '2' }]);
+  assert.equal(upstreamBodies(w.mock)[1].messages.slice(-3).map((m: any) => [m.role, m.tool_call_id ?? null, m.content]), [
+    ['assistant', null, null], ['tool', 'd1', 'deleted 1'], ['tool', 'd2', 'deleted 2'],
+  ]);
+});
+
+test('deny: the call is refused, the model is told, the record says refused', async () => {
+  const { conv, id, requestId } = await waiting();
+  w.mock.enqueue({ reply: { content: 'Understood, I did not delete it.' } });
+  const r = await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-deny': id } });
+  assert.is(r.choices[0]!.message.content, 'Understood, I did not delete it.');
+  assert.equal(upstreamBodies(w.mock)[1].messages.at(-1), { role: 'tool', content: 'The user refused this tool call.', tool_call_id: del.id });
+  assert.equal(w.mcp.calls, []);
+  assert.equal((await w.calls(requestId)).map((r) => r.outcome), ['refused']);
+});
+
+test('unknown approval id, another key of the same person, another person: 404 not_found; nothing runs', async () => {
+  const { conv, id } = await waiting();
+  const unknown = w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': 'apr_doesnotexist0000' } });
+  assert.equal(await refusal(unknown), [404, 'not_found', 'x-svc-approve']);
+  const otherKey = new OpenAI({ baseURL: `${w.svc.url}/v1`, apiKey: await w.admin.key(w.workspaceId, 'second key'), maxRetries: 0 });
+  assert.equal(await refusal(otherKey.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': id } })), [404, 'not_found', 'x-svc-approve']);
+  assert.equal(await refusal(otherKey.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-deny': id } })), [404, 'not_found', 'x-svc-deny']);
+  await w.admin.ok('POST', '/persons', { email: 'tools-other@example.test', password: 'another long password' });
+  await w.admin.ok('POST', `/workspaces/${w.workspaceId}/members`, { email: 'tools-other@example.test', role: 'member' });
+  const other = await Admin.signIn(w.svc.url, 'tools-other@example.test', 'another long password');
+  const theirs = new OpenAI({ baseURL: `${w.svc.url}/v1`, apiKey: await other.key(w.workspaceId), maxRetries: 0 });
+  const theirConv = await w.conversation(other);
+  assert.equal(await refusal(theirs.chat.completions.create(ask, { headers: { 'x-svc-conversation': theirConv, 'x-svc-approve': id } })), [404, 'not_found', 'x-svc-approve']);
+  assert.equal(w.mcp.calls, []);
+  assert.is(upstreamBodies(w.mock).length, 1, 'no refused answer reached the model');
+  // Still waiting for its own caller.
+  w.mock.enqueue({ reply: { content: 'Deleted.' } });
+  await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': id } });
+  assert.is(w.mcp.calls.length, 1);
+});
+
+test('always: a key gets 403 forbidden; a person approves the tool for good and later calls run without asking', async () => {
+  const { conv, id } = await waiting();
+  const byKey = w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': id, 'x-svc-approve-scope': 'always' } });
+  assert.equal(await refusal(byKey), [403, 'forbidden', 'x-svc-approve-scope']);
+  assert.equal(w.mcp.calls, []);
+  const person = new OpenAI({ baseURL: `${w.svc.url}/v1`, apiKey: w.admin.token, maxRetries: 0, defaultHeaders: { 'x-svc-workspace': w.workspaceId } });
+  const mine = await waiting(person, await w.conversation(w.admin));
+  w.mock.enqueue({ reply: { content: 'Deleted for good.' } });
+  await person.chat.completions.create(ask, { headers: { 'x-svc-conversation': mine.conv, 'x-svc-approve': mine.id, 'x-svc-approve-scope': 'always' } });
+  assert.equal(w.mcp.calls.length, 1);
+  w.mock.enqueue({ reply: { content: null, tool_calls: [call('files__delete_item', { id: '43' })] } });
+  w.mock.enqueue({ reply: { content: 'Deleted 43 too.' } });
+  const r = await person.chat.completions.create(ask, { headers: { 'x-svc-conversation': mine.conv } });
+  assert.is(r.choices[0]!.message.content, 'Deleted 43 too.');
+  assert.equal(w.mcp.calls.map((c) => c.args), [{ id: '42' }, { id: '43' }]);
+});
+
+test('malformed answers: approve without a conversation, approve and deny together, a scope other than always → 400', async () => {
+  const h = (headers: Record<string, string>) => w.client.chat.completions.create(ask, { headers });
+  assert.equal(await refusal(h({ 'x-svc-approve': 'apr_x' })), [400, 'invalid_request', 'x-svc-conversation']);
+  const conv = await w.conversation();
+  assert.equal(await refusal(h({ 'x-svc-conversation': conv, 'x-svc-approve': 'a', 'x-svc-deny': 'b' })), [400, 'invalid_request', 'x-svc-deny']);
+  assert.equal(await refusal(h({ 'x-svc-conversation': conv, 'x-svc-approve': 'a', 'x-svc-approve-scope': 'once' })), [400, 'invalid_request', 'x-svc-approve-scope']);
+  assert.is(upstreamBodies(w.mock).length, 0);
+});
+
+test.run();
