@@ -156,6 +156,19 @@ test('workspace and key: the key is shown once with a copy button', async () => 
   await page.getByText('Copied to the clipboard.').waitFor();
   assert.is(await page.evaluate<string>('navigator.clipboard.readText()'), apiKey);
   await page.getByRole('cell', { name: 'notebook', exact: true }).waitFor();
+  // Routing settings and a route, as in the README's routing example.
+  await page.getByLabel('Default model').fill('local:nope');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.locator('input[name="default_model"][aria-invalid="true"]').waitFor();
+  await page.getByLabel('Default model').fill('local:mock-model');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByText('Routing settings saved.').waitFor();
+  await page.getByLabel('Route name').fill('code');
+  await page.getByLabel('Route model').fill('local:mock-model');
+  await page.getByLabel('What the route is for').fill('Programming help');
+  await page.getByLabel('Example requests (one per line)').fill('Fix this Python error\nWrite a SQL query');
+  await page.getByRole('button', { name: 'Add route' }).click();
+  await page.getByRole('cell', { name: 'route/code', exact: true }).waitFor();
   await screenshot(page, '04-workspace');
   await checkA11y(page, 'workspace');
   await page.reload();
@@ -193,9 +206,11 @@ test('the request shows under Usage, by model and by key', async () => {
   await page.getByRole('cell', { name: 'local:mock-model', exact: true }).waitFor();
   await screenshot(page, '07-usage');
   await checkA11y(page, 'usage');
+  await page.getByLabel('Workspace', { exact: true }).selectOption({ label: 'Research' });
   await page.getByLabel('Spend by', { exact: true }).selectOption('key');
   await page.getByRole('button', { name: 'Show' }).click();
   await page.getByRole('img', { name: /^Spend by API key/ }).waitFor();
+  await page.getByRole('cell', { name: /^notebook \(svc_/ }).waitFor();
 });
 
 test('budgets: an instance cap; the amount is checked at its field', async () => {
@@ -211,6 +226,46 @@ test('budgets: an instance cap; the amount is checked at its field', async () =>
   await page.getByText(/No alerts yet/).waitFor();
   await screenshot(page, '08-budgets');
   await checkA11y(page, 'budgets');
+});
+
+test('people: add a person and a reset link; the person sets a password there, signs in, sees their workspace', async () => {
+  await nav('People');
+  await page.getByLabel('Email').fill('bob@example.test');
+  await page.getByLabel('Name (optional)').fill('Bob');
+  await page.getByRole('button', { name: 'Add person' }).click();
+  await page.getByRole('button', { name: 'Reset link for bob@example.test' }).click();
+  const link = (await page.locator('.notice code').textContent()) ?? '';
+  assert.match(link, new RegExp(`^${svc.url}/#/reset/`));
+  await screenshot(page, '09-people');
+  await checkA11y(page, 'people');
+  await nav('Workspaces');
+  await page.getByRole('link', { name: 'Research' }).click();
+  await page.getByLabel('Email of the person').fill('bob@example.test');
+  await page.getByRole('button', { name: 'Add member' }).click();
+  await page.getByRole('button', { name: 'Suspend bob@example.test' }).waitFor();
+  await page.getByLabel('Role of bob@example.test').selectOption('admin');
+  await page.getByRole('button', { name: 'Suspend bob@example.test' }).click();
+  await page.getByRole('button', { name: 'Reinstate bob@example.test' }).click();
+  await page.getByRole('button', { name: 'Suspend bob@example.test' }).waitFor();
+
+  const bob = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const bobPage = await bob.newPage();
+  bobPage.setDefaultTimeout(8000);
+  await bobPage.goto(link);
+  await bobPage.getByLabel('New password').fill('short');
+  await bobPage.getByRole('button', { name: 'Set password' }).click();
+  const admin = await Admin.signIn(svc.url);
+  const tooShort = await admin.call<{ error: { message: string } }>('POST', '/persons', { email: 'x@example.test', password: 'short' });
+  await bobPage.getByText(tooShort.body.error.message, { exact: true }).waitFor();
+  await bobPage.getByLabel('New password').fill('bob has a long password');
+  await bobPage.getByRole('button', { name: 'Set password' }).click();
+  await bobPage.getByRole('link', { name: 'Sign in' }).click();
+  await bobPage.getByLabel('Email').fill('bob@example.test');
+  await bobPage.getByLabel('Password').fill('bob has a long password');
+  await bobPage.getByRole('button', { name: 'Sign in' }).click();
+  await bobPage.getByRole('link', { name: 'Research' }).waitFor();
+  assert.is(await bobPage.getByRole('link', { name: 'Providers' }).count(), 0, 'instance-admin pages are not in a member’s menu');
+  await bob.close();
 });
 
 test('every page fits 390 px and stays accessible; sign out ends the session', async () => {

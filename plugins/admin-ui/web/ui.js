@@ -84,6 +84,8 @@ export function Field({ form, name, label, hint, type = 'text', options, ...rest
     control = html`<select ...${common} value=${form.values[name]} onChange=${(e) => form.set(name, e.currentTarget.value)}>
       ${options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}
     </select>`;
+  } else if (type === 'textarea') {
+    control = html`<textarea ...${common} rows="4" value=${form.values[name] ?? ''} onInput=${(e) => form.set(name, e.currentTarget.value)} />`;
   } else {
     control = html`<input type=${type} ...${common} value=${form.values[name] ?? ''} onInput=${(e) => form.set(name, e.currentTarget.value)} />`;
   }

@@ -10,9 +10,24 @@ const isoDay = (t) => new Date(t).toISOString().slice(0, 10);
 /** The chart shows the biggest groups one by one and the rest together. */
 const shown = 7;
 
-function chartGroups(report) {
+/** Names for the ids a report groups by: workspaces, persons (instance admins) and the chosen workspace's keys. */
+async function loadNames(me, workspaceId) {
+  const names = new Map();
+  const admin = me.person.instance_admin;
+  const [workspaces, persons, keys] = await Promise.all([
+    admin ? api('GET', '/workspaces?scope=all').then((d) => d.data) : Promise.resolve(me.workspaces),
+    admin ? api('GET', '/persons').then((d) => d.data) : Promise.resolve([]),
+    workspaceId ? api('GET', `/workspaces/${seg(workspaceId)}/keys`).then((d) => d.data).catch(() => []) : Promise.resolve([]),
+  ]);
+  for (const w of workspaces) names.set(w.id, w.name);
+  for (const p of persons) names.set(p.id, p.email);
+  for (const k of keys) names.set(k.id, `${k.name} (${k.prefix}…)`);
+  return names;
+}
+
+function chartGroups(report, name) {
   const groups = report.groups ?? [{ id: 'all', series: report.series }];
-  const top = groups.slice(0, shown).map((g) => ({ label: g.id ?? '(none)', series: g.series }));
+  const top = groups.slice(0, shown).map((g) => ({ label: name(g.id), series: g.series }));
   const rest = groups.slice(shown);
   if (rest.length) top.push({ label: `${rest.length} more`, series: rest.flatMap((g) => g.series) });
   return top;
@@ -24,6 +39,8 @@ export function Usage({ me }) {
   const [query, setQuery] = useState(form.values);
   const path = workspaceId ? `/workspaces/${seg(workspaceId)}/spend` : '/spend';
   const report = useLoad(() => (workspaceId || me.person.instance_admin ? api('GET', `${path}${qs(query)}`) : Promise.resolve(null)), [path, JSON.stringify(query)]);
+  const names = useLoad(() => loadNames(me, workspaceId), [workspaceId]);
+  const name = (id) => (id === null ? '(none)' : (names.data?.get(id) ?? id));
   const label = dims.find(([k]) => k === query.group_by)?.[1] ?? query.group_by;
   return html`<h1 tabindex="-1">Usage</h1>
     <${WorkspacePicker} me=${me} value=${workspaceId} onChange=${setWorkspaceId} />
@@ -40,7 +57,7 @@ export function Usage({ me }) {
       : html`<${Loaded} state=${report}>${(r) => (r.total.requests === 0
         ? html`<${Empty}>No requests from ${r.from} to ${r.to}. Send a chat request with an API key (Workspaces → API keys); its spend shows here.</${Empty}>`
         : html`<p>Total ${money(r.total.cost_micro_usd)} over ${r.total.requests} requests (${r.total.prompt_tokens} prompt and ${r.total.completion_tokens} completion tokens), ${r.from} to ${r.to}.</p>
-          <${SpendChart} title=${`Spend by ${label}`} groups=${chartGroups(r)} from=${r.from} to=${r.to} />
+          <${SpendChart} title=${`Spend by ${label}`} groups=${chartGroups(r, name)} from=${r.from} to=${r.to} />
           <${Paged} caption=${`Spend by ${label}`} rows=${r.groups ?? []} head=${[label, 'Spend', 'Requests', 'Prompt tokens', 'Completion tokens']}
-            row=${(g) => html`<tr><td>${g.id ?? '(none)'}</td><td>${money(g.cost_micro_usd)}</td><td>${g.requests}</td><td>${g.prompt_tokens}</td><td>${g.completion_tokens}</td></tr>`} />`)}</${Loaded}>`}`;
+            row=${(g) => html`<tr><td>${name(g.id)}</td><td>${money(g.cost_micro_usd)}</td><td>${g.requests}</td><td>${g.prompt_tokens}</td><td>${g.completion_tokens}</td></tr>`} />`)}</${Loaded}>`}`;
 }

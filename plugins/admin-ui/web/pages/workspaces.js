@@ -3,6 +3,7 @@ import { api, seg } from '../api.js';
 import { html, useLoad, useForm, Form, Field, Loaded, Paged, Empty, when } from '../ui.js';
 import { Members } from './members.js';
 import { Keys } from './keys.js';
+import { Routing } from './routing.js';
 
 export function Workspaces({ route, me }) {
   return route[0] ? html`<${Workspace} id=${route[0]} me=${me} />` : html`<${WorkspaceList} me=${me} />`;
@@ -33,6 +34,6 @@ function Workspace({ id, me }) {
       <h1 tabindex="-1">${w.name}</h1>
       <p class="hint">Workspace id <code>${w.id}</code>. Your role: ${w.role ?? 'instance admin'}.</p>
       <${Keys} workspaceId=${w.id} />
-      ${canAdmin && html`<${Members} workspaceId=${w.id} />`}`;
+      ${canAdmin && html`<${Members} workspaceId=${w.id} /><${Routing} workspaceId=${w.id} />`}`;
   }}</${Loaded}>`;
 }
