@@ -13,6 +13,10 @@ export function money(micro) {
   return usd !== 0 && Math.abs(usd) < 0.01 ? `$${usd.toFixed(6).replace(/0+$/, '')}` : `$${usd.toFixed(2)}`;
 }
 
+/** A provider check's result as the spec names it on the provider's row. */
+export const checkLabels = { connected: 'Connected', could_not_connect: 'Could not connect', key_refused: 'Key refused', unchecked: 'Not checked' };
+export const CheckBadge = ({ check }) => html`<span class=${`badge ${check}`}>${checkLabels[check] ?? check}</span>`;
+
 /** An ISO time as the browser's local date and time, or a dash. */
 export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 

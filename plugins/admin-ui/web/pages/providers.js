@@ -1,9 +1,8 @@
 // Providers (instance admins): add, change address or key, check, remove; built-ins take only a key.
 import { useState } from 'preact/hooks';
 import { api, seg } from '../api.js';
-import { html, useLoad, useForm, Form, Field, Loaded, Paged, Empty, ConfirmButton, when } from '../ui.js';
+import { html, useLoad, useForm, Form, Field, Loaded, Paged, Empty, ConfirmButton, CheckBadge, when } from '../ui.js';
 
-const checkLabels = { connected: 'Connected', could_not_connect: 'Could not connect', key_refused: 'Key refused', unchecked: 'Not checked' };
 
 function Edit({ provider, done }) {
   const form = useForm({ address: provider.built_in ? '' : provider.address, api_key: '' });
@@ -25,7 +24,7 @@ function Table({ caption, rows, check, edit, reload, empty }) {
   return html`<${Paged} caption=${caption} rows=${rows} head=${['Name', 'Address', 'Key', 'Check', 'Checked', '']}
     row=${(p) => html`<tr data-provider=${p.name}>
       <td>${p.name}</td><td><code>${p.address}</code></td><td>${p.has_key ? 'set' : 'none'}</td>
-      <td><span class=${`badge ${p.check}`}>${checkLabels[p.check] ?? p.check}</span></td><td>${when(p.checked_at)}</td>
+      <td><${CheckBadge} check=${p.check} /></td><td>${when(p.checked_at)}</td>
       <td class="actions">
         <button type="button" onClick=${() => check(p)}>Check ${p.name}</button>
         <button type="button" onClick=${() => edit(p)}>Change ${p.name}</button>
