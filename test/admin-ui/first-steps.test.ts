@@ -228,46 +228,6 @@ test('budgets: an instance cap; the amount is checked at its field', async () =>
   await checkA11y(page, 'budgets');
 });
 
-test('people: add a person and a reset link; the person sets a password there, signs in, sees their workspace', async () => {
-  await nav('People');
-  await page.getByLabel('Email').fill('bob@example.test');
-  await page.getByLabel('Name (optional)').fill('Bob');
-  await page.getByRole('button', { name: 'Add person' }).click();
-  await page.getByRole('button', { name: 'Reset link for bob@example.test' }).click();
-  const link = (await page.locator('.notice code').textContent()) ?? '';
-  assert.match(link, new RegExp(`^${svc.url}/#/reset/`));
-  await screenshot(page, '09-people');
-  await checkA11y(page, 'people');
-  await nav('Workspaces');
-  await page.getByRole('link', { name: 'Research' }).click();
-  await page.getByLabel('Email of the person').fill('bob@example.test');
-  await page.getByRole('button', { name: 'Add member' }).click();
-  await page.getByRole('button', { name: 'Suspend bob@example.test' }).waitFor();
-  await page.getByLabel('Role of bob@example.test').selectOption('admin');
-  await page.getByRole('button', { name: 'Suspend bob@example.test' }).click();
-  await page.getByRole('button', { name: 'Reinstate bob@example.test' }).click();
-  await page.getByRole('button', { name: 'Suspend bob@example.test' }).waitFor();
-
-  const bob = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const bobPage = await bob.newPage();
-  bobPage.setDefaultTimeout(8000);
-  await bobPage.goto(link);
-  await bobPage.getByLabel('New password').fill('short');
-  await bobPage.getByRole('button', { name: 'Set password' }).click();
-  const admin = await Admin.signIn(svc.url);
-  const tooShort = await admin.call<{ error: { message: string } }>('POST', '/persons', { email: 'x@example.test', password: 'short' });
-  await bobPage.getByText(tooShort.body.error.message, { exact: true }).waitFor();
-  await bobPage.getByLabel('New password').fill('bob has a long password');
-  await bobPage.getByRole('button', { name: 'Set password' }).click();
-  await bobPage.getByRole('link', { name: 'Sign in' }).click();
-  await bobPage.getByLabel('Email').fill('bob@example.test');
-  await bobPage.getByLabel('Password').fill('bob has a long password');
-  await bobPage.getByRole('button', { name: 'Sign in' }).click();
-  await bobPage.getByRole('link', { name: 'Research' }).waitFor();
-  assert.is(await bobPage.getByRole('link', { name: 'Providers' }).count(), 0, 'instance-admin pages are not in a member’s menu');
-  await bob.close();
-});
-
 test('every page fits 390 px and stays accessible; sign out ends the session', async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   for (const name of ['Workspaces', 'People', 'Providers', 'Models', 'Budgets', 'Usage', 'Requests', 'Account']) {
