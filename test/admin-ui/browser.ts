@@ -52,3 +52,9 @@ export function watchErrors(page: Page): string[] {
   });
   return errors;
 }
+
+/** Follows a link of the main menu and waits for that page's heading. */
+export async function navTo(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+}

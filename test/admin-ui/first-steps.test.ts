@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createBacking, shape, startService, type Backing, type TestService } from '../support/harness.js';
 import { MockUpstream } from '../support/mock-upstream.js';
 import { Admin, adminEmail, adminEnv, adminPassword } from '../support/provision.js';
-import { assertFits, checkA11y, launchBrowser, screenshot, watchErrors } from './browser.js';
+import { assertFits, checkA11y, launchBrowser, navTo, screenshot, watchErrors } from './browser.js';
 
 // The README's "First steps" done in the browser, then a chat request with the key made there
 // found under Requests (with its trace) and Usage. One browser and one service for the suite.
@@ -40,10 +40,7 @@ test.after(async () => {
   await backing?.drop();
 });
 
-const nav = async (name: string) => {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
-};
+const nav = (name: string) => navTo(page, name);
 
 test('the UI is served at / with a strict CSP; sign-in page is accessible', async () => {
   const res = await fetch(`${svc.url}/`);

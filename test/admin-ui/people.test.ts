@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { createBacking, shape, startService, type Backing, type TestService } from '../support/harness.js';
 import { Admin, adminEmail, adminEnv, adminPassword } from '../support/provision.js';
-import { checkA11y, launchBrowser, screenshot, watchErrors } from './browser.js';
+import { checkA11y, launchBrowser, navTo, screenshot, watchErrors } from './browser.js';
 
 // People, members and password reset in the browser: an admin adds a person, makes a reset link
 // and adds them to a workspace; the person sets a password from the link and signs in.
@@ -36,10 +36,7 @@ test.after(async () => {
   await backing?.drop();
 });
 
-const nav = async (name: string) => {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
-};
+const nav = (name: string) => navTo(page, name);
 
 test('people: add a person and a reset link; the person sets a password there, signs in, sees their workspace', async () => {
   await nav('People');
