@@ -1,4 +1,4 @@
-import { definePlugin, Type } from '../../kernel/index.js';
+import { definePlugin, Type, type RouteContext } from '../../kernel/index.js';
 import { loadAssets, type Asset } from './assets.js';
 
 /** Headers of every UI response: no framing, no sniffing, nothing loaded from elsewhere. */
@@ -22,7 +22,7 @@ export default definePlugin({
   register(ctx) {
     const { assets, scriptHashes } = loadAssets();
     const headers = securityHeaders(scriptHashes);
-    const serve = (asset: Asset) => (rc: { res: import('node:http').ServerResponse }) => {
+    const serve = (asset: Asset) => (rc: RouteContext) => {
       for (const [k, v] of Object.entries(headers)) rc.res.setHeader(k, v);
       rc.res.setHeader('content-type', asset.type);
       rc.res.setHeader('content-length', asset.body.length);

@@ -29,7 +29,7 @@ test.before(async () => {
   browser = await launchBrowser();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: svc.url });
-  context.setDefaultTimeout(8000);
+  context.setDefaultTimeout(20_000);
   page = await context.newPage();
   errors = watchErrors(page);
 });

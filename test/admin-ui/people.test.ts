@@ -21,7 +21,7 @@ test.before(async () => {
   await admin.workspace('Research');
   browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  context.setDefaultTimeout(8000);
+  context.setDefaultTimeout(20_000);
   page = await context.newPage();
   errors = watchErrors(page);
   await page.goto(`${svc.url}/`);
@@ -60,7 +60,7 @@ test('people: add a person and a reset link; the person sets a password there, s
 
   const bob = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const bobPage = await bob.newPage();
-  bobPage.setDefaultTimeout(8000);
+  bobPage.setDefaultTimeout(20_000);
   await bobPage.goto(link);
   await bobPage.getByLabel('New password').fill('short');
   await bobPage.getByRole('button', { name: 'Set password' }).click();
