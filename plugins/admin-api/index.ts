@@ -3,7 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { definePlugin, GatewayError, IdentityToken, AdminApiToken, type AdminRouteDef, sendJson } from '../../kernel/index.js';
 import { version } from '../../kernel/lifecycle/service.js';
 import { buildOpenApi } from './openapi.js';
-import { checkAccess } from './access.js';
+import { checkAccess, checkCsrf } from './access.js';
 
 /** The body limit of routes that need no sign-in. */
 const publicBodyBytes = 64 * 1024;
@@ -38,6 +38,8 @@ export default definePlugin({
         openapi = undefined;
         ctx.route(def.method, `/admin/v1${def.path}`, async (rc) => {
           const identity = ctx.optional(IdentityToken);
+          // Public routes (sign-in, reset) act on no session, so only signed-in routes need the header.
+          if (def.access !== 'public') checkCsrf(def.method, rc.req.headers);
           const caller = identity?.caller(rc.req.headers) ?? null;
           checkAccess(def.access, caller, rc.params, identity);
           // Routes anyone may call (sign-in, password reset) take small bodies: no 32 MB for strangers.

@@ -1,5 +1,6 @@
-import { definePlugin, StoreToken, Type, defineToken, BatchWriter, GroupCommitToken, Throttled, RetentionToken } from '../../kernel/index.js';
+import { definePlugin, StoreToken, Type, defineToken, BatchWriter, GroupCommitToken, Throttled, RetentionToken, AdminApiToken } from '../../kernel/index.js';
 import { migrations } from './migrations.js';
+import { tracingRoutes } from './routes.js';
 import { usageColumns, spanColumns, usageRow, spanRow, attemptRows } from './records.js';
 import { tracingRetention } from './retention-kinds.js';
 import { otlpFromEnv, type OtlpExport } from './otlp.js';
@@ -23,6 +24,7 @@ export const TracingFlushToken = defineToken<() => Promise<void>>('tracing.flush
  */
 export default definePlugin({
   name: 'tracing',
+  dependsOn: ['admin-api'],
   config: Type.Object({
     flushIntervalMs: Type.Integer({ minimum: 10, default: 1000 }),
     maxBatchRows: Type.Integer({ minimum: 1, default: 500 }),
@@ -57,6 +59,7 @@ export default definePlugin({
       await usage.flush();
       await spans.flush();
     });
+    tracingRoutes(ctx.use(AdminApiToken), store);
     ctx.hook('settle', (rc) => {
       const latency = performance.now() - rc.startedAt;
       const row = usageRow(rc, latency);

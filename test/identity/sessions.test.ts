@@ -21,7 +21,7 @@ test.after(async () => {
 
 const ttl = 30 * 24 * 3600;
 
-test('sign in: 201 with an svcs_ token shown once, a 30-day expiry and an HttpOnly Lax cookie', async () => {
+test('sign in: 201 with an svcs_ token shown once, a 30-day expiry and an HttpOnly Strict cookie', async () => {
   const before = Date.now();
   const r = await call(svc.url, 'POST', '/sessions', { body: { email: 'ROOT@example.test ', password: adminPassword } });
   assert.is(r.status, 201);
@@ -31,7 +31,7 @@ test('sign in: 201 with an svcs_ token shown once, a 30-day expiry and an HttpOn
   assert.equal(Object.keys(r.body.person).sort(), ['created_at', 'email', 'id', 'instance_admin', 'name', 'password_set', 'status']);
   assert.is(r.body.person.email, adminEmail);
   assert.is(r.body.person.instance_admin, true);
-  assert.is(r.headers.get('set-cookie'), `svc_session=${r.body.token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${ttl}`);
+  assert.is(r.headers.get('set-cookie'), `svc_session=${r.body.token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${ttl}`);
   assert.is(r.headers.get('cache-control'), 'no-store');
 });
 
@@ -118,7 +118,7 @@ test('sign out: 204, the cookie is cleared and the token stops working; a key ca
   const token = await signIn(svc.url, adminEmail, adminPassword);
   const out = await call(svc.url, 'DELETE', '/sessions/current', { auth: token });
   assert.is(out.status, 204);
-  assert.match(out.headers.get('set-cookie') ?? '', /^svc_session=; Path=\/; HttpOnly; SameSite=Lax; Max-Age=0/);
+  assert.match(out.headers.get('set-cookie') ?? '', /^svc_session=; Path=\/; HttpOnly; SameSite=Strict; Max-Age=0/);
   assert.is((await call(svc.url, 'GET', '/me', { auth: token })).status, 401);
   assert.is((await call(svc.url, 'GET', '/me', { auth: admin })).status, 200);
   const ws = await newWorkspace(svc.url, admin, 'signout-ws');

@@ -8,9 +8,12 @@ import { Empty, MeView, SessionCreatedView, iso } from '../views.js';
 
 const tag = 'identity';
 
-/** `Set-Cookie` for the UI: HttpOnly so scripts cannot read it, Lax so other sites cannot post with it. */
+/**
+ * `Set-Cookie` for the UI: HttpOnly so scripts cannot read it, Strict so no other site's page or
+ * link sends it (the admin API also wants x-svc-csrf on cookie-signed changes: plugins/admin-api).
+ */
 function cookie(value: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${sessionCookie}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+  return `${sessionCookie}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }
 
 /** Sign-in, sign-out, the caller's own profile and password, and password-reset links. */

@@ -1,0 +1,22 @@
+// The menu: one entry per page file. `admin: true` pages are for instance admins only.
+import { Workspaces } from './workspaces.js';
+import { People } from './people.js';
+import { Providers } from './providers.js';
+import { Models } from './models.js';
+import { Budgets } from './budgets.js';
+import { Usage } from './usage.js';
+import { Requests } from './requests.js';
+import { Account } from './account.js';
+
+export const pages = [
+  { path: 'workspaces', title: 'Workspaces', component: Workspaces },
+  { path: 'people', title: 'People', component: People, admin: true },
+  { path: 'providers', title: 'Providers', component: Providers, admin: true },
+  { path: 'models', title: 'Models', component: Models, admin: true },
+  { path: 'budgets', title: 'Budgets', component: Budgets },
+  { path: 'usage', title: 'Usage', component: Usage },
+  { path: 'requests', title: 'Requests', component: Requests },
+  { path: 'account', title: 'Account', component: Account },
+];
+
+export const findPage = (path, admin) => pages.find((p) => p.path === path && (!p.admin || admin));

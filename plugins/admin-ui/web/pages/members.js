@@ -1,0 +1,46 @@
+// A workspace's members: add an existing person by email, change role, suspend or reinstate, remove.
+import { useState } from 'preact/hooks';
+import { api, seg } from '../api.js';
+import { html, useLoad, useForm, Form, Field, Loaded, Paged, Empty, ConfirmButton } from '../ui.js';
+
+export function Members({ workspaceId }) {
+  const base = `/workspaces/${seg(workspaceId)}/members`;
+  const members = useLoad(() => api('GET', base), [workspaceId]);
+  const form = useForm({ email: '', role: 'member' });
+  const [error, setError] = useState(null);
+  const change = async (m, body) => {
+    setError(null);
+    await api('PATCH', `${base}/${seg(m.person_id)}`, body).catch((err) => setError(err.message));
+    members.reload();
+  };
+  return html`<section aria-labelledby="members-h">
+    <h2 id="members-h">Members</h2>
+    ${error && html`<p class="error" role="alert">${error}</p>`}
+    <${Loaded} state=${members}>${(d) => (d.data.length === 0
+      ? html`<${Empty}>No members yet. Add a person by email below (an instance admin creates persons on the People page).</${Empty}>`
+      : html`<${Paged} caption="Members" rows=${d.data} head=${['Email', 'Name', 'Role', 'State', '']}
+          row=${(m) => html`<tr>
+            <td>${m.email}</td><td>${m.name ?? '—'}</td>
+            <td><label class="sr-only" for=${`role-${m.person_id}`}>Role of ${m.email}</label>
+              <select id=${`role-${m.person_id}`} value=${m.role} onChange=${(e) => change(m, { role: e.currentTarget.value })}>
+                <option value="member">member</option><option value="admin">admin</option>
+              </select></td>
+            <td>${m.status}</td>
+            <td class="actions">
+              <button type="button" onClick=${() => change(m, { status: m.status === 'active' ? 'suspended' : 'active' })}>
+                ${m.status === 'active' ? `Suspend ${m.email}` : `Reinstate ${m.email}`}</button>
+              <${ConfirmButton} label=${`Remove ${m.email}`} confirmLabel="Remove"
+                question=${`Remove ${m.email} from this workspace? Their keys here stop working.`}
+                onConfirm=${async () => { await api('DELETE', `${base}/${seg(m.person_id)}`); members.reload(); }} />
+            </td>
+          </tr>`} />`)}</${Loaded}>
+    <${Form} form=${form} title="Add a member" submitLabel="Add member" onSubmit=${async (v) => {
+      await api('POST', base, v);
+      form.reset();
+      members.reload();
+    }}>
+      <${Field} form=${form} name="email" label="Email of the person" type="email" required />
+      <${Field} form=${form} name="role" label="Role" type="select" options=${[['member', 'member'], ['admin', 'admin']]} />
+    </${Form}>
+  </section>`;
+}

@@ -1,0 +1,36 @@
+// Sign in, and setting a new password from a reset link (#/reset/<token>).
+import { useState } from 'preact/hooks';
+import { api } from '../api.js';
+import { html, useForm, Form, Field, Notice } from '../ui.js';
+
+export function SignIn({ onSignedIn }) {
+  const form = useForm({ email: '', password: '' });
+  return html`<div class="narrow">
+    <h1 tabindex="-1">Sign in to svc</h1>
+    <${Form} form=${form} submitLabel="Sign in" onSubmit=${async (v) => {
+      await api('POST', '/sessions', v);
+      onSignedIn();
+    }}>
+      <${Field} form=${form} name="email" label="Email" type="email" autocomplete="username" required />
+      <${Field} form=${form} name="password" label="Password" type="password" autocomplete="current-password" required />
+    </${Form}>
+    <p class="hint">Forgot your password? Ask an instance admin for a reset link (People page); it opens a page here to set a new one.</p>
+  </div>`;
+}
+
+export function ResetPassword({ token }) {
+  const form = useForm({ token, password: '' });
+  const [done, setDone] = useState(false);
+  return html`<div class="narrow">
+    <h1 tabindex="-1">Set a new password</h1>
+    ${done
+      ? html`<${Notice}>Your password is set and every earlier sign-in has ended. <a href="#/">Sign in</a> with the new password.</${Notice}>`
+      : html`<${Form} form=${form} submitLabel="Set password" onSubmit=${async (v) => {
+          await api('POST', '/password-reset', v);
+          setDone(true);
+        }}>
+          <${Field} form=${form} name="token" label="Reset link token" hint="Filled in from the link you were given." required />
+          <${Field} form=${form} name="password" label="New password" type="password" autocomplete="new-password" required />
+        </${Form}>`}
+  </div>`;
+}

@@ -1,0 +1,165 @@
+// Shared building blocks of every page: forms that show the API's message next to its field,
+// paged tables, empty states, confirmation dialogs, money and time formats.
+import { h } from 'preact';
+import { useEffect, useRef, useState, useCallback } from 'preact/hooks';
+import htm from 'htm';
+import { ApiError } from './api.js';
+
+export const html = htm.bind(h);
+
+/** micro-USD (integer) as dollars: $0.000125, $12.50. */
+export function money(micro) {
+  const usd = Number(micro ?? 0) / 1e6;
+  return usd !== 0 && Math.abs(usd) < 0.01 ? `$${usd.toFixed(6).replace(/0+$/, '')}` : `$${usd.toFixed(2)}`;
+}
+
+/** A provider check's result as the spec names it on the provider's row. */
+export const checkLabels = { connected: 'Connected', could_not_connect: 'Could not connect', key_refused: 'Key refused', unchecked: 'Not checked' };
+export const CheckBadge = ({ check }) => html`<span class=${`badge ${check}`}>${checkLabels[check] ?? check}</span>`;
+
+/** An ISO time as the browser's local date and time, or a dash. */
+export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** Loads data with `load()` when `deps` change; `reload()` loads again. */
+export function useLoad(load, deps = []) {
+  const [state, setState] = useState({ data: null, error: null, loading: true });
+  const run = useCallback(() => {
+    setState((s) => ({ ...s, loading: true }));
+    load().then((data) => setState({ data, error: null, loading: false }), (error) => setState({ data: null, error, loading: false }));
+  }, deps);
+  useEffect(run, [run]);
+  return { ...state, reload: run };
+}
+
+/**
+ * Form state: values, the API's error per field (by `error.param`), one form-level error, busy.
+ * `submit(fn)` runs fn(values); an ApiError naming a field shows beside it and focuses it.
+ */
+export function useForm(initial) {
+  const [values, setValues] = useState(initial);
+  const [errors, setErrors] = useState({});
+  const [formError, setFormError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const ref = useRef(null);
+  const set = (name, value) => setValues((v) => ({ ...v, [name]: value }));
+  const submit = (fn) => async (ev) => {
+    ev.preventDefault();
+    setBusy(true);
+    setErrors({});
+    setFormError(null);
+    try {
+      await fn(values);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const field = fieldOf(err.param, Object.keys(values));
+      if (field) {
+        setErrors({ [field]: err.message });
+        setTimeout(() => ref.current?.querySelector(`[name="${field}"]`)?.focus(), 0);
+      } else setFormError(err.message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { values, set, errors, formError, busy, submit, ref, reset: () => setValues(initial) };
+}
+
+/** The form field an API `param` names: exact, or the first part of a dotted path. */
+function fieldOf(param, fields) {
+  if (!param) return null;
+  if (fields.includes(param)) return param;
+  const head = param.split('.')[0];
+  const under = param.replace('.', '_');
+  return fields.includes(under) ? under : fields.includes(head) ? head : null;
+}
+
+let nextId = 0;
+const useId = () => useRef(`f${++nextId}`).current;
+
+/** A labelled input bound to a form; `type: 'checkbox' | 'select' | 'textarea'` or any input type. */
+export function Field({ form, name, label, hint, type = 'text', options, ...rest }) {
+  const id = useId();
+  const error = form.errors[name];
+  const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-err` : ''].filter(Boolean).join(' ') || undefined;
+  const common = { id, name, 'aria-invalid': error ? 'true' : undefined, 'aria-describedby': describedBy, ...rest };
+  let control;
+  if (type === 'checkbox') {
+    control = html`<input type="checkbox" ...${common} checked=${!!form.values[name]} onChange=${(e) => form.set(name, e.currentTarget.checked)} />`;
+  } else if (type === 'select') {
+    control = html`<select ...${common} value=${form.values[name]} onChange=${(e) => form.set(name, e.currentTarget.value)}>
+      ${options.map(([v, text]) => html`<option value=${v}>${text}</option>`)}
+    </select>`;
+  } else if (type === 'textarea') {
+    control = html`<textarea ...${common} rows="4" value=${form.values[name] ?? ''} onInput=${(e) => form.set(name, e.currentTarget.value)} />`;
+  } else {
+    control = html`<input type=${type} ...${common} value=${form.values[name] ?? ''} onInput=${(e) => form.set(name, e.currentTarget.value)} />`;
+  }
+  return html`<div class=${`field ${type === 'checkbox' ? 'check' : ''}`}>
+    ${type === 'checkbox' ? html`${control}<label for=${id}>${label}</label>` : html`<label for=${id}>${label}</label>${control}`}
+    ${hint && html`<p class="hint" id=${`${id}-hint`}>${hint}</p>`}
+    ${error && html`<p class="error" id=${`${id}-err`}>${error}</p>`}
+  </div>`;
+}
+
+/** A form with its heading, the form-level error and a submit button. */
+export function Form({ form, onSubmit, title, submitLabel, children, class: cls = '' }) {
+  return html`<form class=${`card ${cls}`} ref=${form.ref} onSubmit=${form.submit(onSubmit)} noValidate>
+    ${title && html`<h2>${title}</h2>`}
+    ${children}
+    ${form.formError && html`<p class="error" role="alert">${form.formError}</p>`}
+    <button type="submit" disabled=${form.busy}>${form.busy ? 'Working…' : submitLabel}</button>
+  </form>`;
+}
+
+/** A status message read out by screen readers. */
+export const Notice = ({ children }) => html`<p class="notice" role="status">${children}</p>`;
+
+/** What to show when a list is empty: what it is and the next step. */
+export const Empty = ({ children }) => html`<div class="empty"><p>${children}</p></div>`;
+
+/** Loading and error states of a useLoad result; renders `children(data)` when loaded. */
+export function Loaded({ state, children }) {
+  if (state.error) return html`<p class="error" role="alert">${state.error.message}</p>`;
+  if (!state.data) return html`<p class="loading" role="status">Loading…</p>`;
+  return children(state.data);
+}
+
+/** A table whose rows are paged in the browser, `size` at a time. */
+export function Paged({ rows, size = 20, head, row, caption }) {
+  const [page, setPage] = useState(0);
+  const pages = Math.max(1, Math.ceil(rows.length / size));
+  const at = Math.min(page, pages - 1);
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label=${caption ?? 'List'}><table>
+      <caption class=${caption ? '' : 'sr-only'}>${caption ?? 'List'}</caption>
+      <thead><tr>${head.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
+      <tbody>${rows.slice(at * size, at * size + size).map(row)}</tbody>
+    </table></div>
+    ${pages > 1 && html`<nav class="pager" aria-label="Pages">
+      <button type="button" disabled=${at === 0} onClick=${() => setPage(at - 1)}>Previous</button>
+      <span>Page ${at + 1} of ${pages}</span>
+      <button type="button" disabled=${at >= pages - 1} onClick=${() => setPage(at + 1)}>Next</button>
+    </nav>`}`;
+}
+
+/** A button that asks first in a modal dialog; `onConfirm` may throw an ApiError, shown in it. */
+export function ConfirmButton({ label, question, confirmLabel = label, onConfirm, class: cls = 'danger' }) {
+  const dialog = useRef(null);
+  const qid = useId();
+  const [error, setError] = useState(null);
+  const yes = async () => {
+    try {
+      await onConfirm();
+      dialog.current?.close();
+    } catch (err) {
+      setError(err.message);
+    }
+  };
+  return html`<button type="button" class=${cls} onClick=${() => { setError(null); dialog.current.showModal(); }}>${label}</button>
+    <dialog ref=${dialog} aria-labelledby=${qid}>
+      <p id=${qid}>${question}</p>
+      ${error && html`<p class="error" role="alert">${error}</p>`}
+      <div class="actions">
+        <button type="button" onClick=${() => dialog.current.close()}>Cancel</button>
+        <button type="button" class="danger" onClick=${yes}>${confirmLabel}</button>
+      </div>
+    </dialog>`;
+}

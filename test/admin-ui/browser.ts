@@ -1,0 +1,60 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import * as assert from 'uvu/assert';
+import { shape } from '../support/harness.js';
+
+/** Debian's Chromium (scripts/test.sh installs it); Playwright never downloads a browser of its own. */
+export const chromiumPath = process.env.SVC_TEST_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Where each run's screenshots go (not committed): SVC_TEST_SCREENSHOTS or the temp folder. */
+export const screenshotDir = join(process.env.SVC_TEST_SCREENSHOTS ?? join(tmpdir(), 'svc-admin-ui-screenshots'), shape);
+
+/** One headless Chromium per suite. Playwright adds --headless itself for `headless: true`. */
+export async function launchBrowser(): Promise<Browser> {
+  mkdirSync(screenshotDir, { recursive: true });
+  return chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Saves a full-page screenshot named `<name>.png`. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
+}
+
+/** axe-core on the page as it is: fails on any serious or critical violation, naming them. */
+export async function checkA11y(page: Page, where: string): Promise<void> {
+  const result = await new AxeBuilder({ page }).analyze();
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const detail = bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`).join('\n');
+  assert.is(bad.length, 0, `${where}: accessibility violations\n${detail}`);
+}
+
+/** Fails when the page is wider than the viewport (sideways scrolling of the whole page). */
+export async function assertFits(page: Page, where: string): Promise<void> {
+  // A string runs in the page (the test compiles without the DOM library).
+  const { scroll, width } = await page.evaluate<{ scroll: number; width: number }>('({ scroll: document.documentElement.scrollWidth, width: window.innerWidth })');
+  assert.ok(scroll <= width, `${where}: the page is ${scroll}px wide in a ${width}px viewport`);
+}
+
+/** Collects the page's uncaught errors and console errors, so a broken module fails the test. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    // Failed fetches answer with the API's error on screen; the browser also logs them.
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(`console: ${m.text()}`);
+  });
+  return errors;
+}
+
+/** Follows a link of the main menu and waits for that page's heading. */
+export async function navTo(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+}
