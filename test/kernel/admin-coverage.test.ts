@@ -44,6 +44,9 @@ function pathPattern(template: string): string {
 function called(file: string, method: string, template: string): boolean {
   const path = pathPattern(template);
   if (new RegExp(`'${method}',\\s*[\`']${path}(?:\\?[^\`']*)?[\`']`).test(file)) return true;
+  // A workspace helper (`ws('GET', '/routes')`) adds the `/workspaces/${id}` prefix itself.
+  const inWorkspace = template.match(/^\/workspaces\/\{[^}]+\}(\/.+)$/)?.[1];
+  if (inWorkspace && new RegExp(`ws\\('${method}',\\s*[\`']${pathPattern(inWorkspace)}(?:\\?[^\`']*)?[\`']`).test(file)) return true;
   // A plain fetch of the full admin URL is a GET.
   if (method === 'GET' && new RegExp(`/admin/v1${path}[\`']`).test(file)) return true;
   return new RegExp(`'${method}',\\s*(?:[A-Za-z_]|\`\\$\\{)`).test(file) && new RegExp(`[\`']${path}(?:\\?[^\`']*)?[\`']`).test(file);

@@ -106,7 +106,9 @@ test('the step limit: after maxSteps tool rounds the model is asked without the 
 });
 
 test('an origin the instance admins do not allow: the model is told, the record says denied, the server is not called', async () => {
+  assert.ok((await w.admin.ok<{ data: string[] }>('GET', '/tool-origins')).data.includes(w.mcp.origin));
   assert.is((await w.admin.call('DELETE', `/tool-origins?origin=${encodeURIComponent(w.mcp.origin)}`)).status, 204);
+  assert.not.ok((await w.admin.ok<{ data: string[] }>('GET', '/tool-origins')).data.includes(w.mcp.origin));
   try {
     const conv = await w.conversation();
     w.mock.enqueue({ reply: { content: null, tool_calls: [call('files__lookup', { q: 'hawk' })] } });
