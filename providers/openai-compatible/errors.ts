@@ -116,7 +116,8 @@ export type Kind = 'context' | 'filter' | 'rejected' | 'auth' | 'billing' | 'mod
 export function classify(status: number, e: VendorError): Kind {
   const code = e.code ?? '';
   const type = e.type ?? '';
-  const client = status >= 400 && status < 500;
+  // A 429 is always the rate limit, whatever its text says ("Too many tokens for team …" at xAI).
+  const client = status >= 400 && status < 500 && status !== 429;
   if (code === 'rate_limit_exceeded') return 'rate';
   if (status === 402 || code === 'insufficient_quota' || type === 'insufficient_quota' || billingText.test(e.message)) return 'billing';
   if (code === 'context_length_exceeded' || type === 'exceed_context_size_error' || (client && contextText.test(e.message))) return 'context';

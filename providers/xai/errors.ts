@@ -7,14 +7,12 @@ type Headers = Record<string, string | string[] | undefined>;
 const badKey = /incorrect api key|invalid api key|no api key/i;
 
 /**
- * xAI errors: a refused key arrives as a 400 (fixture xai-invalid-api-key). A 429 says "Too many
- * tokens for team …" (fixture xai-rate-limit), which the shared table's context-overflow wording
- * would catch: a 429 is always the rate limit. The rest follows the shared table.
+ * xAI errors: a refused key arrives as a 400 (fixture xai-invalid-api-key). The rest follows the
+ * shared table (which reads a 429 as the rate limit whatever its text, fixture xai-rate-limit).
  */
 export function xaiError(status: number, headers: Headers, body: unknown, ctx: ErrorContext): GatewayError {
   const e = parseVendorError(body);
   if (status === 400 && badKey.test(e.message)) return fromVendorError(401, headers, body, ctx);
-  if (status === 429) return fromVendorError(429, headers, { error: { message: e.message, code: 'rate_limit_exceeded' } }, ctx);
   return fromVendorError(status, headers, body, ctx);
 }
 
