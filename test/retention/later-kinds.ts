@@ -1,12 +1,12 @@
 import { definePlugin, RetentionToken, type Migration } from '../../kernel/index.js';
 
 /**
- * Stands in for plugins not built yet (conversations, tools): it owns tables shaped like theirs
- * and registers them through the retention contract exactly as those plugins will.
+ * Stands in for kinds whose owners do not register them yet (conversations' period, tool sign-ins):
+ * it owns tables shaped like theirs and registers them through the retention contract exactly as
+ * those plugins will. Tool call records are the tools plugin's own (registered by it).
  */
 const tables = [
   'create table t_conversations (id varchar(40) primary key, workspace_id varchar(40), updated_at bigint not null)',
-  'create table t_tool_calls (id varchar(40) primary key, created_at bigint not null)',
   "create table t_tool_signins (id varchar(40) primary key, state varchar(16) not null, expires_at bigint not null)",
 ];
 const migrations: Migration[] = [{ id: 'later-kinds-001', sqlite: tables, postgresql: tables }];
@@ -18,7 +18,6 @@ export default definePlugin({
   start(ctx) {
     const retention = ctx.use(RetentionToken);
     retention.register({ kind: 'conversations', summary: 'Conversations', table: 't_conversations', keyColumn: 'id', timeColumn: 'updated_at', defaultDays: null });
-    retention.register({ kind: 'tool_calls', summary: 'Tool call records', table: 't_tool_calls', keyColumn: 'id', timeColumn: 'created_at', defaultDays: 90 });
     retention.register({ kind: 'tool_signins', summary: 'Unfinished tool sign-ins', table: 't_tool_signins', keyColumn: 'id', timeColumn: 'expires_at', defaultDays: 'expired', where: "state = 'pending'" });
   },
 });

@@ -78,8 +78,12 @@ test('a run at the fake clock deletes exactly what is past each period; running 
   await insert(s, 'identity_password_resets', { id: 'pr-expired', token_hash: 'h1', person_id: person, created_by: null, created_at: ago(2), expires_at: T - 1000 });
   await insert(s, 'identity_password_resets', { id: 'pr-live', token_hash: 'h2', person_id: person, created_by: null, created_at: ago(0), expires_at: T + 3_600_000 });
   await insert(s, 't_conversations', { id: 'c-ancient', workspace_id: 'w', updated_at: ago(2000) });
-  await insert(s, 't_tool_calls', { id: 'tc-old', created_at: ago(91) });
-  await insert(s, 't_tool_calls', { id: 'tc-new', created_at: ago(89) });
+  const toolCall = (id: string, at: number) => ({
+    id, request_id: `r-${id}`, workspace_id: 'w', person_id: 'p', server_id: 's', tool: 't', arguments_bytes: 2,
+    arguments_sha256: '0'.repeat(64), outcome: 'ok', duration_ms: 1, approval_id: null, created_at: at,
+  });
+  await insert(s, 'tool_calls', toolCall('tc-old', ago(91)));
+  await insert(s, 'tool_calls', toolCall('tc-new', ago(89)));
   await insert(s, 't_tool_signins', { id: 'ts-pending-expired', state: 'pending', expires_at: T - 1 });
   await insert(s, 't_tool_signins', { id: 'ts-pending-live', state: 'pending', expires_at: T + 60_000 });
   await insert(s, 't_tool_signins', { id: 'ts-done', state: 'done', expires_at: T - 1 });
@@ -99,7 +103,7 @@ test('a run at the fake clock deletes exactly what is past each period; running 
   assert.equal(await ids(s, 'budget_alerts'), ['a-pending-old', 'a-sent-new']);
   assert.equal(await ids(s, 'identity_password_resets'), ['pr-live']);
   assert.equal(await ids(s, 't_conversations'), ['c-ancient']);
-  assert.equal(await ids(s, 't_tool_calls'), ['tc-new']);
+  assert.equal(await ids(s, 'tool_calls'), ['tc-new']);
   assert.equal(await ids(s, 't_tool_signins'), ['ts-done', 'ts-pending-live']);
   const totals = await store(s).execute<{ t: number | string }>("select total_micro_usd as t from budget_totals where total_key = 'ws:w:lifetime:all'");
   assert.is(Number(totals[0]!.t), 987_654);
