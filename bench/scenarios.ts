@@ -1,3 +1,4 @@
+import { readEld } from './eld.js';
 import { loadStreams, loadWhole } from './load.js';
 import { cpuMicros, sampleRss } from './proc.js';
 import { quantile } from './stats.js';
@@ -50,6 +51,8 @@ export const units: Record<string, string> = {
   cpu_us_per_req: 'µs',
   upstream_cpu_us_per_req: 'µs',
   rss_mb: 'MiB',
+  eld_p99_ms: 'ms',
+  eld_max_ms: 'ms',
   failed: '',
   ttfb_p50_ms: 'ms',
   ttfb_p99_ms: 'ms',
@@ -65,7 +68,9 @@ export const units: Record<string, string> = {
  */
 export async function measure(scenario: Scenario, target: Target, seconds: number, mockPid: number): Promise<Figures> {
   const body = requestBody(target.model(scenario.upstreamId), scenario.stream);
-  const opts = { url: target.url, apiKey: target.apiKey, body, connections: scenario.connections, seconds };
+  const opts = { url: target.url, apiKey: target.apiKey, headers: target.headers, body, connections: scenario.connections, seconds };
+  // Resets the gateway's event-loop histogram, so what is read afterwards is this measurement's.
+  if (target.pid && target.eldFile) await readEld(target.pid, target.eldFile);
   const gateway = target.pid;
   const stopRss = gateway ? sampleRss(gateway) : () => 0;
   const cpu0 = gateway ? cpuMicros(gateway) : 0;
@@ -93,6 +98,8 @@ export async function measure(scenario: Scenario, target: Target, seconds: numbe
   if (gateway) {
     f.cpu_us_per_req = ok ? (cpuMicros(gateway) - cpu0) / ok : NaN;
     f.rss_mb = stopRss();
+    const eld = target.eldFile ? await readEld(gateway, target.eldFile) : undefined;
+    if (eld) Object.assign(f, { eld_p99_ms: eld.p99, eld_max_ms: eld.max });
   }
   f.upstream_cpu_us_per_req = ok ? (cpuMicros(mockPid) - mock0) / ok : NaN;
   return f;
