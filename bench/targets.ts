@@ -17,6 +17,8 @@ export interface Target {
   pid: number | undefined;
   /** Where its event-loop probe (eld-probe.ts) answers; undefined for direct. */
   eldFile?: string;
+  /** svc with routes: the `auto` scenario sends model `auto` to it. */
+  auto?: boolean;
   /** Set when the target cannot stream through the mock: why (its streamed scenarios are skipped). */
   noStream?: string;
   /** Extra request headers (Portkey's provider and custom host). */
@@ -49,12 +51,13 @@ export async function startBare(mockPort: number, logDir: string): Promise<Targe
 }
 
 /** A plain description of the governance a running svc has on. */
-function describe(plugins: string[], caps: string[], capsNote: string | undefined, fallbacks: string[]): string[] {
+function describe(plugins: string[], caps: string[], capsNote: string | undefined, fallbacks: string[], routes: string): string[] {
   const out = ['key auth (identity)'];
   out.push(plugins.includes('rate-limit') ? `per-person rate limit (rate-limit: ${benchRateLimit.requests} per ${benchRateLimit.windowSeconds} s)` : 'NO rate limit (rate-limit plugin not running)');
   if (plugins.includes('budgets')) out.push(caps.length ? `budget hold + settle against caps at ${caps.join(', ')} (budgets)` : `budgets plugin on, ${capsNote ?? 'no caps'}`);
   else out.push('NO budgets (budgets plugin not running)');
   out.push(plugins.includes('tracing') ? 'usage records + spans (tracing)' : 'NO tracing');
+  out.push(routes);
   for (const f of fallbacks) out.push(`fallback: ${f}`);
   if (process.env.BENCH_SVC_CONFIG) out.push(`experiment: BENCH_SVC_CONFIG=${process.env.BENCH_SVC_CONFIG}`);
   if (process.env.BENCH_SVC_NODE_FLAGS) out.push(`experiment: BENCH_SVC_NODE_FLAGS=${process.env.BENCH_SVC_NODE_FLAGS}`);
@@ -88,7 +91,8 @@ export async function startSvcTarget(o: SvcTargetOptions): Promise<Target> {
         pid: svc.child.pid,
         eldFile: probe.env.BENCH_ELD_FILE,
         model: (id) => `${providerName}:${id}`,
-        governance: describe(svc.plugins, p.caps, p.capsNote, svc.fallbacks),
+        auto: p.routes.count > 0,
+        governance: describe(svc.plugins, p.caps, p.capsNote, svc.fallbacks, p.routes.count ? `${p.routes.count} routes for model \`auto\` (routing)` : `NO auto routing (${p.routes.note})`),
         stop: async () => {
           await svc.stop();
           await backing?.drop();
@@ -115,4 +119,18 @@ export async function smokeTest(t: Target): Promise<void> {
     const text = await res.text();
     if (res.status !== 200 || (stream && !text.includes('data: [DONE]'))) throw new Error(`${t.name}: ${stream ? 'streamed' : 'whole'} request → ${res.status} ${text.slice(0, 300)}`);
   }
+  if (t.auto) await smokeAuto(t);
+}
+
+/** The `auto` request must succeed too; the rule it took is named in the report (a classifier that did not load is not the path users get). */
+async function smokeAuto(t: Target): Promise<void> {
+  const res = await fetch(`${t.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.apiKey}` },
+    body: requestBody('auto', false),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${t.name}: auto request → ${res.status} ${text.slice(0, 300)}`);
+  const h = (n: string) => res.headers.get(n) ?? '—';
+  t.governance?.push(`auto smoke request: rule ${h('x-svc-routing-rule')} (${h('x-svc-routing-reason')}), route ${h('x-svc-route')}, confidence ${h('x-svc-routing-confidence')}`);
 }
