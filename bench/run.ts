@@ -10,7 +10,7 @@ import { measure, scenarios, upstreamIds, type Figures } from './scenarios.js';
 import { directTarget, smokeTest, startBare, startMockProcess, startSvcTarget, type Target, type TargetName } from './targets.js';
 
 /**
- * `npm run bench`: starts the mock upstream, the bare proxy and svc in both shapes on 127.0.0.1,
+ * `npm run bench`: starts the mock upstream, the bare proxy, Portkey and svc in both shapes on 127.0.0.1,
  * runs every scenario against each target in turn (direct → bare → svc-embedded → svc-scale-out,
  * repeated), then writes bench/results/<time>.md and .json and prints the markdown.
  *
