@@ -124,6 +124,12 @@ export async function smokeTest(t: Target): Promise<void> {
 
 /** The `auto` request must succeed too; the rule it took is named in the report (a classifier that did not load is not the path users get). */
 async function smokeAuto(t: Target): Promise<void> {
+  // The classifier loads once a route exists (plugins/routing/README.md); a probe starts it, then wait for it.
+  for (let i = 0; i < 300; i++) {
+    const health = (await (await fetch(`${t.url}/healthz`)).json()) as { checks?: { classifier?: { status?: string } } };
+    if (health.checks?.classifier?.status === 'ok') break;
+    await new Promise((done) => setTimeout(done, 100));
+  }
   const res = await fetch(`${t.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${t.apiKey}` },
