@@ -14,6 +14,8 @@ export interface RunData {
   results: Record<string, Partial<Record<TargetName, Figures[]>>>;
   /** VmHWM of each gateway process at the end of the run (MiB). */
   peakRssMb: Partial<Record<TargetName, number>>;
+  /** VmRSS of each gateway process after start-up and the smoke test, before any load (MiB); older runs lack it. */
+  idleRssMb?: Partial<Record<TargetName, number>>;
 }
 
 /** Per-repetition values of one figure. */

@@ -14,6 +14,8 @@ export interface LoadOptions {
   apiKey: string;
   /** The JSON request body, serialized once. */
   body: string;
+  /** Extra request headers (Portkey's routing headers). */
+  headers?: Record<string, string>;
   connections: number;
   seconds: number;
 }
@@ -29,7 +31,7 @@ export interface LoadResult {
   latencies: Float64Array;
 }
 
-const headers = (apiKey: string): Record<string, string> => ({ 'content-type': 'application/json', authorization: `Bearer ${apiKey}` });
+const headers = (apiKey: string, extra?: Record<string, string>): Record<string, string> => ({ 'content-type': 'application/json', authorization: `Bearer ${apiKey}`, ...extra });
 
 /** Runs autocannon against POST /v1/chat/completions for `seconds`. */
 export function loadWhole(o: LoadOptions): Promise<LoadResult> {
@@ -38,7 +40,7 @@ export function loadWhole(o: LoadOptions): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const tracker = autocannon(
-      { url: `${o.url}/v1/chat/completions`, method: 'POST', headers: headers(o.apiKey), body: o.body, connections: o.connections, duration: o.seconds, pipelining: 1, timeout: 10 },
+      { url: `${o.url}/v1/chat/completions`, method: 'POST', headers: headers(o.apiKey, o.headers), body: o.body, connections: o.connections, duration: o.seconds, pipelining: 1, timeout: 10 },
       (err, result) => {
         if (err) return reject(err);
         resolve({ ok: n, failed: result.errors + result.timeouts + result.non2xx, seconds: (performance.now() - started) / 1000, latencies: latencies.subarray(0, n) });
@@ -79,7 +81,7 @@ export async function loadStreams(o: LoadOptions): Promise<StreamResult> {
   const until = started + o.seconds * 1000;
   const one = async (): Promise<void> => {
     const t0 = performance.now();
-    const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: headers(o.apiKey), body: o.body });
+    const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: headers(o.apiKey, o.headers), body: o.body });
     if (res.statusCode !== 200) {
       await res.body.dump();
       r.failed++;

@@ -1,3 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root } from './child.js';
+import { autoUpstreamId } from './scenarios.js';
 import { benchAdmin } from './svc.js';
 
 /** What the benchmark set up in one svc, through its admin API. */
@@ -7,6 +11,8 @@ export interface Provisioned {
   caps: string[];
   /** Why caps were not set, when they were not. */
   capsNote?: string;
+  /** Routes added for the `auto` scenario, or why none were. */
+  routes: { count: number; note?: string };
 }
 
 /** The provider name the models live under: requests name them `mock:<upstream id>`. */
@@ -59,6 +65,22 @@ async function setCaps(admin: AdminClient, workspaceId: string, personId: string
 }
 
 /**
+ * The routing evaluation's routes (bench/routing/routes.json), every one served by the same mock
+ * model, and that model as the workspace default: whatever `auto` decides, the reply is the same,
+ * so the scenario measures the decision (classifier included) and nothing else.
+ */
+async function addRoutes(admin: AdminClient, workspaceId: string, model: string): Promise<Provisioned['routes']> {
+  const ws = `/workspaces/${workspaceId}`;
+  const probe = await admin.call('GET', `${ws}/routes`);
+  if (probe.status !== 200) return { count: 0, note: `GET /admin/v1${ws}/routes → ${probe.status}: no routes` };
+  const file = join(root, 'bench/routing/routes.json');
+  const routes = JSON.parse(readFileSync(file, 'utf8')) as Array<{ name: string; description: string; examples: string[] }>;
+  await admin.ok('PATCH', `${ws}/routing`, { default_model: model, routing_enabled: true });
+  for (const r of routes) await admin.ok('POST', `${ws}/routes`, { name: r.name, description: r.description, examples: r.examples, model });
+  return { count: routes.length };
+}
+
+/**
  * Sets up one svc for the benchmark: signs in the bootstrapped admin, adds the mock provider and
  * one model per upstream id, a workspace, an API key, and very high caps at every scope.
  */
@@ -78,5 +100,6 @@ export async function provision(url: string, upstream: string, upstreamIds: stri
   const workspaceId = String((await admin.ok('POST', '/workspaces', { name: 'bench' })).id);
   const key = await admin.ok('POST', `/workspaces/${workspaceId}/keys`, { name: 'bench key' });
   const caps = await setCaps(admin, workspaceId, personId, String(key.id));
-  return { apiKey: String(key.key), ...caps };
+  const routes = await addRoutes(admin, workspaceId, `${providerName}:${autoUpstreamId}`);
+  return { apiKey: String(key.key), ...caps, routes };
 }

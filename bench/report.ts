@@ -7,17 +7,19 @@ import { evaluateTargets, type TargetCheck } from './verdicts.js';
 import type { TargetName } from './targets.js';
 
 const svcNames: TargetName[] = ['svc-embedded', 'svc-scale-out', 'svc-compare'];
+/** Targets that get ÷ bare and − direct columns: svc, and Portkey as the peer (bare only − direct, as a ratio to itself is 1). */
+const comparedNames: TargetName[] = ['bare', 'portkey', ...svcNames];
 
 function figureTable(d: RunData, scenario: string, present: TargetName[]): string[] {
-  const svcs = svcNames.filter((n) => present.includes(n));
-  const head = ['figure', ...present, ...svcs.flatMap((s) => [`${s} ÷ bare`, `${s} − direct`])];
+  const svcs = comparedNames.filter((n) => present.includes(n));
+  const head = ['figure', ...present, ...svcs.flatMap((s) => (s === 'bare' ? [] : [`${s} ÷ bare`])).concat(svcs.map((s) => `${s} − direct`))];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   const names = new Set(present.flatMap((t) => (d.results[scenario]?.[t] ?? []).flatMap((f) => Object.keys(f))));
   for (const fig of Object.keys(units).filter((u) => names.has(u))) {
     const unit = units[fig] ? ` (${units[fig]})` : '';
     const row = [`${fig}${unit}`, ...present.map((t) => cell(spread(runs(d, scenario, t, fig))))];
+    for (const s of svcs) if (s !== 'bare') row.push(present.includes('bare') ? cell(paired(d, scenario, s, 'bare', fig, over), '×') : '—');
     for (const s of svcs) {
-      row.push(present.includes('bare') ? cell(paired(d, scenario, s, 'bare', fig, over), '×') : '—');
       row.push(present.includes('direct') && runs(d, scenario, 'direct', fig).some(Number.isFinite) ? cell(paired(d, scenario, s, 'direct', fig, minus)) : '—');
     }
     lines.push(`| ${row.join(' | ')} |`);
@@ -54,6 +56,7 @@ export function markdown(d: RunData): { text: string; checks: TargetCheck[] } {
     '',
     ...targetTable(checks, present),
     '',
+    `Idle RSS (after start-up and the smoke test, before load): ${present.filter((t) => d.idleRssMb?.[t] !== undefined).map((t) => `${t} ${num(d.idleRssMb![t]!)} MiB`).join(', ') || 'not recorded'}.`,
     `Peak RSS (VmHWM at the end of the run): ${present.filter((t) => d.peakRssMb[t] !== undefined).map((t) => `${t} ${num(d.peakRssMb[t]!)} MiB`).join(', ')}.`,
   ];
   for (const s of scenarios) {

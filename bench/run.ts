@@ -3,13 +3,14 @@ import { cpus, totalmem, release } from 'node:os';
 import { join } from 'node:path';
 import { root } from './child.js';
 import type { RunData } from './data.js';
-import { peakRssMb } from './proc.js';
+import { startPortkey } from './portkey.js';
+import { peakRssMb, rssMb } from './proc.js';
 import { markdown } from './report.js';
 import { measure, scenarios, upstreamIds, type Figures } from './scenarios.js';
 import { directTarget, smokeTest, startBare, startMockProcess, startSvcTarget, type Target, type TargetName } from './targets.js';
 
 /**
- * `npm run bench`: starts the mock upstream, the bare proxy and svc in both shapes on 127.0.0.1,
+ * `npm run bench`: starts the mock upstream, the bare proxy, Portkey and svc in both shapes on 127.0.0.1,
  * runs every scenario against each target in turn (direct → bare → svc-embedded → svc-scale-out,
  * repeated), then writes bench/results/<time>.md and .json and prints the markdown.
  *
@@ -33,6 +34,14 @@ const log = (line: string): void => void process.stdout.write(`${line}\n`);
 async function startTargets(mockPort: number, logDir: string, skipped: string[], targets: Target[]): Promise<void> {
   if (wanted('direct')) targets.push(directTarget(mockPort));
   if (wanted('bare')) targets.push(await startBare(mockPort, logDir));
+  if (wanted('portkey')) {
+    try {
+      targets.push(await startPortkey(mockPort, logDir, log));
+    } catch (err) {
+      skipped.push(`portkey: ${(err as Error).message.split('\n')[0]}`);
+      log(`! portkey skipped: ${(err as Error).message}`);
+    }
+  }
   for (const shape of ['embedded', 'scale-out'] as const) {
     if (!wanted(`svc-${shape}`)) continue;
     try {
@@ -72,13 +81,18 @@ async function main(): Promise<void> {
       skipped,
       results: {},
       peakRssMb: {},
+      idleRssMb: {},
     };
+    // Idle: started, provisioned and smoke-tested, before any load.
+    for (const t of targets) if (t.pid) data.idleRssMb![t.name] = rssMb(t.pid);
+    for (const t of targets) if (t.noStream) skipped.push(`${t.name}, streamed scenarios: ${t.noStream}`);
     for (const s of chosenScenarios) {
       log(`\n## ${s.title}`);
-      for (const t of targets) await measure(s, t, settings.warmupSeconds, mock.child.pid);
+      const runners = targets.filter((t) => !(s.stream && t.noStream));
+      for (const t of runners) await measure(s, t, settings.warmupSeconds, mock.child.pid);
       const byTarget: Partial<Record<TargetName, Figures[]>> = (data.results[s.id] = {});
       for (let rep = 1; rep <= settings.reps; rep++) {
-        for (const t of targets) {
+        for (const t of runners) {
           const f = await measure(s, t, settings.seconds, mock.child.pid);
           (byTarget[t.name] ??= []).push(f);
           const shown = Object.entries(f).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(3)}`).join(' ');

@@ -1,3 +1,4 @@
+import { readEld } from './eld.js';
 import { loadStreams, loadWhole } from './load.js';
 import { cpuMicros, sampleRss } from './proc.js';
 import { quantile } from './stats.js';
@@ -5,12 +6,14 @@ import type { Target } from './targets.js';
 
 /** One load shape, run against every target in turn. */
 export interface Scenario {
-  id: 'latency-1c' | 'delay-16c' | 'saturation-64c' | 'stream-16c';
+  id: 'latency-1c' | 'auto-1c' | 'delay-16c' | 'saturation-64c' | 'stream-16c';
   title: string;
   /** The mock's model id that sets the reply's shape (see mock-upstream.ts). */
   upstreamId: string;
   connections: number;
   stream: boolean;
+  /** svc targets with routes send model `auto`; the others send the plain model (the floor to compare with). */
+  auto?: boolean;
 }
 
 /** Content chunks of the streaming scenario's reply. */
@@ -18,10 +21,14 @@ export const streamChunks = 20;
 
 export const scenarios: Scenario[] = [
   { id: 'latency-1c', title: '1 connection, no upstream delay', upstreamId: 'bench-d0', connections: 1, stream: false },
+  { id: 'auto-1c', title: '1 connection, model `auto` in svc (routes + classifier), no upstream delay', upstreamId: 'bench-d0', connections: 1, stream: false, auto: true },
   { id: 'delay-16c', title: '16 connections, 50 ms upstream delay', upstreamId: 'bench-d50', connections: 16, stream: false },
   { id: 'saturation-64c', title: '64 connections, no upstream delay (saturation)', upstreamId: 'bench-d0', connections: 64, stream: false },
   { id: 'stream-16c', title: `streaming, 16 connections, ${streamChunks} chunks 5 ms apart + usage chunk`, upstreamId: `bench-d0-c${streamChunks}-g5`, connections: 16, stream: true },
 ];
+
+/** The mock model every route of the `auto` scenario (and the workspace default) sends to. */
+export const autoUpstreamId = 'bench-d0';
 
 /** Every upstream model id the scenarios use (svc gets one model per id). */
 export const upstreamIds = [...new Set(scenarios.map((s) => s.upstreamId))];
@@ -50,6 +57,8 @@ export const units: Record<string, string> = {
   cpu_us_per_req: 'µs',
   upstream_cpu_us_per_req: 'µs',
   rss_mb: 'MiB',
+  eld_p99_ms: 'ms',
+  eld_max_ms: 'ms',
   failed: '',
   ttfb_p50_ms: 'ms',
   ttfb_p99_ms: 'ms',
@@ -64,8 +73,10 @@ export const units: Record<string, string> = {
  * gateway process's (and the mock's, as `upstream_cpu_us_per_req`) over the run, per completed request.
  */
 export async function measure(scenario: Scenario, target: Target, seconds: number, mockPid: number): Promise<Figures> {
-  const body = requestBody(target.model(scenario.upstreamId), scenario.stream);
-  const opts = { url: target.url, apiKey: target.apiKey, body, connections: scenario.connections, seconds };
+  const body = requestBody(scenario.auto && target.auto ? 'auto' : target.model(scenario.upstreamId), scenario.stream);
+  const opts = { url: target.url, apiKey: target.apiKey, headers: target.headers, body, connections: scenario.connections, seconds };
+  // Resets the gateway's event-loop histogram, so what is read afterwards is this measurement's.
+  if (target.pid && target.eldFile) await readEld(target.pid, target.eldFile);
   const gateway = target.pid;
   const stopRss = gateway ? sampleRss(gateway) : () => 0;
   const cpu0 = gateway ? cpuMicros(gateway) : 0;
@@ -93,6 +104,8 @@ export async function measure(scenario: Scenario, target: Target, seconds: numbe
   if (gateway) {
     f.cpu_us_per_req = ok ? (cpuMicros(gateway) - cpu0) / ok : NaN;
     f.rss_mb = stopRss();
+    const eld = target.eldFile ? await readEld(gateway, target.eldFile) : undefined;
+    if (eld) Object.assign(f, { eld_p99_ms: eld.p99, eld_max_ms: eld.max });
   }
   f.upstream_cpu_us_per_req = ok ? (cpuMicros(mockPid) - mock0) / ok : NaN;
   return f;

@@ -33,6 +33,8 @@ export interface SvcOptions {
   root?: string;
   /** Extra node flags, e.g. ['--cpu-prof', '--cpu-prof-dir', dir]; BENCH_SVC_NODE_FLAGS adds more (space-separated). */
   nodeFlags?: string[];
+  /** Extra environment (the event-loop probe's file). */
+  env?: NodeJS.ProcessEnv;
 }
 
 const built = (from: string, plugin: string): boolean => existsSync(join(from, 'dist/plugins', plugin, 'index.js'));
@@ -107,7 +109,7 @@ async function attempt(plugins: string[], o: SvcOptions, dataDir: string, log: s
   const flags = [...(process.env.BENCH_SVC_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), ...(o.nodeFlags ?? [])];
   // Appended: a failed attempt's reason stays in the log above this attempt's lines.
   const from = existsSync(log) ? statSync(log).size : 0;
-  const child = startNode([...flags, 'dist/bin/svc.js', 'serve'], envFor(port, dataDir, configFile, o.backing), log, o.root ?? root, true);
+  const child = startNode([...flags, 'dist/bin/svc.js', 'serve'], { ...envFor(port, dataDir, configFile, o.backing), ...o.env }, log, o.root ?? root, true);
   const url = `http://127.0.0.1:${port}`;
   await waitReady(child, `svc (${o.name}, plugins +${plugins.join(',') || 'none'})`, async () => {
     const res = await fetch(`${url}/healthz`);

@@ -1,11 +1,12 @@
 import { createScaleOutBacking, type ScaleOutBacking } from './backing.js';
 import { readyLine, readyPort, startNode, waitReady, type Child } from './child.js';
+import { eldProbe } from './eld.js';
 import { provision, providerName } from './provision.js';
 import { requestBody, upstreamIds } from './scenarios.js';
 import { benchRateLimit, startSvc } from './svc.js';
 
 /** What the benchmark talks to: the upstream itself, the bare proxy, svc in each shape. */
-export type TargetName = 'direct' | 'bare' | 'svc-embedded' | 'svc-scale-out' | 'svc-compare';
+export type TargetName = 'direct' | 'bare' | 'portkey' | 'svc-embedded' | 'svc-scale-out' | 'svc-compare';
 
 export interface Target {
   name: TargetName;
@@ -14,6 +15,14 @@ export interface Target {
   apiKey: string;
   /** The gateway process, whose CPU time and memory are measured; undefined for direct. */
   pid: number | undefined;
+  /** Where its event-loop probe (eld-probe.ts) answers; undefined for direct. */
+  eldFile?: string;
+  /** svc with routes: the `auto` scenario sends model `auto` to it. */
+  auto?: boolean;
+  /** Set when the target cannot stream through the mock: why (its streamed scenarios are skipped). */
+  noStream?: string;
+  /** Extra request headers (Portkey's provider and custom host). */
+  headers?: Record<string, string>;
   /** The request's `model` for an upstream model id (svc names it `mock:<id>`). */
   model(upstreamId: string): string;
   /** What governance was on, in words (svc only). */
@@ -34,19 +43,21 @@ export function directTarget(mockPort: number): Target {
 
 export async function startBare(mockPort: number, logDir: string): Promise<Target> {
   const apiKey = 'sk-bench-bare';
-  const child = startNode(['dist/bench/bare-proxy.js', '0', `http://127.0.0.1:${mockPort}/v1`], { ...process.env, BARE_KEY: apiKey }, `${logDir}/bare-proxy.log`);
+  const probe = eldProbe(logDir, 'bare');
+  const child = startNode([...probe.flags, 'dist/bench/bare-proxy.js', '0', `http://127.0.0.1:${mockPort}/v1`], { ...process.env, ...probe.env, BARE_KEY: apiKey }, `${logDir}/bare-proxy.log`);
   await waitReady(child, 'bare proxy', readyLine(child), 10_000);
   const port = readyPort(child)!;
-  return { name: 'bare', url: `http://127.0.0.1:${port}`, apiKey, pid: child.pid, model: (id) => id, stop: () => child.stop() };
+  return { name: 'bare', url: `http://127.0.0.1:${port}`, apiKey, pid: child.pid, eldFile: probe.env.BENCH_ELD_FILE, model: (id) => id, stop: () => child.stop() };
 }
 
 /** A plain description of the governance a running svc has on. */
-function describe(plugins: string[], caps: string[], capsNote: string | undefined, fallbacks: string[]): string[] {
+function describe(plugins: string[], caps: string[], capsNote: string | undefined, fallbacks: string[], routes: string): string[] {
   const out = ['key auth (identity)'];
   out.push(plugins.includes('rate-limit') ? `per-person rate limit (rate-limit: ${benchRateLimit.requests} per ${benchRateLimit.windowSeconds} s)` : 'NO rate limit (rate-limit plugin not running)');
   if (plugins.includes('budgets')) out.push(caps.length ? `budget hold + settle against caps at ${caps.join(', ')} (budgets)` : `budgets plugin on, ${capsNote ?? 'no caps'}`);
   else out.push('NO budgets (budgets plugin not running)');
   out.push(plugins.includes('tracing') ? 'usage records + spans (tracing)' : 'NO tracing');
+  out.push(routes);
   for (const f of fallbacks) out.push(`fallback: ${f}`);
   if (process.env.BENCH_SVC_CONFIG) out.push(`experiment: BENCH_SVC_CONFIG=${process.env.BENCH_SVC_CONFIG}`);
   if (process.env.BENCH_SVC_NODE_FLAGS) out.push(`experiment: BENCH_SVC_NODE_FLAGS=${process.env.BENCH_SVC_NODE_FLAGS}`);
@@ -69,7 +80,8 @@ export async function startSvcTarget(o: SvcTargetOptions): Promise<Target> {
   let backing: ScaleOutBacking | undefined;
   if (o.shape === 'scale-out') backing = await createScaleOutBacking();
   try {
-    const svc = await startSvc({ backing, logDir: o.logDir, name, nodeFlags: o.nodeFlags, root: o.root });
+    const probe = eldProbe(o.logDir, name);
+    const svc = await startSvc({ backing, logDir: o.logDir, name, nodeFlags: [...probe.flags, ...(o.nodeFlags ?? [])], env: probe.env, root: o.root });
     try {
       const p = await provision(svc.url, `http://127.0.0.1:${o.mockPort}/v1`, o.upstreamIds);
       return {
@@ -77,8 +89,10 @@ export async function startSvcTarget(o: SvcTargetOptions): Promise<Target> {
         url: svc.url,
         apiKey: p.apiKey,
         pid: svc.child.pid,
+        eldFile: probe.env.BENCH_ELD_FILE,
         model: (id) => `${providerName}:${id}`,
-        governance: describe(svc.plugins, p.caps, p.capsNote, svc.fallbacks),
+        auto: p.routes.count > 0,
+        governance: describe(svc.plugins, p.caps, p.capsNote, svc.fallbacks, p.routes.count ? `${p.routes.count} routes for model \`auto\` (routing)` : `NO auto routing (${p.routes.note})`),
         stop: async () => {
           await svc.stop();
           await backing?.drop();
@@ -96,13 +110,33 @@ export async function startSvcTarget(o: SvcTargetOptions): Promise<Target> {
 
 /** One whole and one streamed request must succeed before any load, or the figures mean nothing. */
 export async function smokeTest(t: Target): Promise<void> {
-  for (const stream of [false, true]) {
+  for (const stream of t.noStream ? [false] : [false, true]) {
     const res = await fetch(`${t.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.apiKey}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.apiKey}`, ...t.headers },
       body: requestBody(t.model(upstreamIds[0]!), stream),
     });
     const text = await res.text();
     if (res.status !== 200 || (stream && !text.includes('data: [DONE]'))) throw new Error(`${t.name}: ${stream ? 'streamed' : 'whole'} request → ${res.status} ${text.slice(0, 300)}`);
   }
+  if (t.auto) await smokeAuto(t);
+}
+
+/** The `auto` request must succeed too; the rule it took is named in the report (a classifier that did not load is not the path users get). */
+async function smokeAuto(t: Target): Promise<void> {
+  // The classifier loads once a route exists (plugins/routing/README.md); a probe starts it, then wait for it.
+  for (let i = 0; i < 300; i++) {
+    const health = (await (await fetch(`${t.url}/healthz`)).json()) as { checks?: { classifier?: { status?: string } } };
+    if (health.checks?.classifier?.status === 'ok') break;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  const res = await fetch(`${t.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.apiKey}` },
+    body: requestBody('auto', false),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${t.name}: auto request → ${res.status} ${text.slice(0, 300)}`);
+  const h = (n: string) => res.headers.get(n) ?? '—';
+  t.governance?.push(`auto smoke request: rule ${h('x-svc-routing-rule')} (${h('x-svc-routing-reason')}), route ${h('x-svc-route')}, confidence ${h('x-svc-routing-confidence')}`);
 }

@@ -12,9 +12,11 @@ declare module '../../kernel/index.js' {
 }
 
 /**
- * Owns the classifier's lifetime for the plugin: loads it in the background at start (boot never
- * waits for it), reports its state to /healthz, and turns any failure into "not available" so
- * `auto` falls to the default with `classifier_unavailable`.
+ * Owns the classifier's lifetime for the plugin: loads it in the background (boot never waits for
+ * it) once some workspace has an enabled route, reports its state to /healthz, and turns any
+ * failure into "not available" so `auto` falls to the default with `classifier_unavailable`.
+ * Loading only when routes exist keeps the encoder's worker (~120 MB RSS, measured in
+ * bench/README.md) out of instances that never route.
  */
 export class ClassifierHost {
   private classifier: RouteClassifier | null = null;
@@ -23,6 +25,11 @@ export class ClassifierHost {
   private closing = false;
 
   constructor(private readonly log: Logger) {}
+
+  /** Whether load() was called (the worker exists or is being made). */
+  get requested(): boolean {
+    return this.loading !== null;
+  }
 
   get state(): 'loading' | 'ready' | 'unavailable' {
     if (this.failed) return 'unavailable';

@@ -22,7 +22,7 @@ declare module '../../kernel/index.js' {
   }
 }
 
-interface Running { sync: SnapshotSync<Snapshot>; classifier: ClassifierHost }
+interface Running { sync: SnapshotSync<Snapshot>; classifier: ClassifierHost; loadIfRouted: () => boolean }
 
 /** One service's routing state; several services may run in one process (tests). */
 const running = new WeakMap<object, Running>();
@@ -51,24 +51,34 @@ export default definePlugin({
       onError: (err) => ctx.log.warn('routing.snapshot_failed', { error_code: String((err as { code?: string }).code ?? 'error') }),
     });
     const classifier = new ClassifierHost(ctx.log);
-    running.set(ctx.container, { sync, classifier });
+    // Loads the encoder the first time a request, a health probe or start sees an enabled route
+    // (another replica's new route arrives through the snapshot); cheap once requested.
+    const loadIfRouted = (): boolean => {
+      if (!classifier.requested && [...sync.current.routes.values()].some((rs) => rs.some((r) => r.enabled))) void classifier.load(cfg.classifier);
+      return classifier.requested;
+    };
+    running.set(ctx.container, { sync, classifier, loadIfRouted });
 
     ctx.provide(RoutesToken, {
       enabledRoutes: (workspaceId) => enabledRoutes(sync.current, workspaceId).map((r) => ({ name: r.name, description: r.description })),
     });
     const thresholds = { confidenceThreshold: cfg.confidenceThreshold, margin: cfg.margin, minChars: cfg.minChars };
-    ctx.hook('select', (rc) =>
-      selectRouted(rc, { catalog, snapshot: () => sync.current, classifier, thresholds, conversations: () => ctx.optional(ConversationsToken) }),
-    );
+    ctx.hook('select', (rc) => {
+      loadIfRouted();
+      return selectRouted(rc, { catalog, snapshot: () => sync.current, classifier, thresholds, conversations: () => ctx.optional(ConversationsToken) });
+    });
     // Not critical: without the classifier chat still works and `auto` goes to the default (SPEC.md Health status).
-    ctx.health('classifier', async () => (classifier.state === 'ready' ? undefined : 'unavailable'), { critical: false });
+    // With no route anywhere nothing needs classifying, so the check is ok without the model loaded.
+    ctx.health('classifier', async () => (!loadIfRouted() || classifier.state === 'ready' ? undefined : 'unavailable'), { critical: false });
     routeRoutes({ admin: ctx.use(AdminApiToken), catalog, store, sync });
   },
   async start(ctx) {
     const r = stateOf(ctx);
     await r.sync.start();
-    // Never block boot on the model: `auto` answers classifier_unavailable until it is ready.
-    void r.classifier.load(ctx.config.classifier);
+    // Never block boot on the model: `auto` answers classifier_unavailable until it is ready. Turned
+    // off in config, "load" fails at once, so health says unavailable from the start as before.
+    if (!ctx.config.classifier.enabled) void r.classifier.load(ctx.config.classifier);
+    else r.loadIfRouted();
   },
   async stop(ctx) {
     const r = stateOf(ctx);

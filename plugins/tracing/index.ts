@@ -3,7 +3,7 @@ import { migrations } from './migrations.js';
 import { tracingRoutes } from './routes.js';
 import { usageColumns, spanColumns, usageRow, spanRow, attemptRows } from './records.js';
 import { tracingRetention } from './retention-kinds.js';
-import { otlpFromEnv, type OtlpExport } from './otlp.js';
+import type { OtlpExport } from './otlp.js';
 
 declare module '../../kernel/index.js' {
   interface LogEvents {
@@ -51,8 +51,10 @@ export default definePlugin({
     const usage = writer('usage_records', usageColumns);
     const spans = writer('spans', spanColumns);
     ctx.container.register('tracing.writers', { useValue: [usage, spans] });
-    const otlp = otlpFromEnv(ctx.env);
-    ctx.container.register('tracing.otlp', { useValue: { otlp } });
+    // Filled in start() only when SVC_OTLP_ENDPOINT is set: the OpenTelemetry SDK costs ~12 MB of
+    // RSS and ~0.3 s of start-up (bench/README.md "Memory"), which an instance not exporting skips.
+    const holder: { otlp?: OtlpExport } = {};
+    ctx.container.register('tracing.otlp', { useValue: holder });
     const commits = ctx.use(GroupCommitToken);
     ctx.provide(TracingFlushToken, async () => {
       await commits.idle();
@@ -71,11 +73,15 @@ export default definePlugin({
       const span = spanRow(rc, latency, row);
       spans.add(span);
       for (const a of attemptRows(rc, String(span[1]))) spans.add(a);
-      otlp?.add(rc, latency, row);
+      holder.otlp?.add(rc, latency, row);
     });
   },
-  start(ctx) {
+  async start(ctx) {
     for (const k of tracingRetention) ctx.optional(RetentionToken)?.register(k);
+    if (ctx.env.SVC_OTLP_ENDPOINT?.trim()) {
+      const { otlpFromEnv } = await import('./otlp.js');
+      ctx.container.resolve<{ otlp?: OtlpExport }>('tracing.otlp').otlp = otlpFromEnv(ctx.env);
+    }
   },
   async stop(ctx) {
     const [usage, spans] = ctx.container.resolve<BatchWriter[]>('tracing.writers');

@@ -90,11 +90,13 @@ test('a model that cannot load: checks.classifier down (unavailable), status deg
   const empty = mkdtempSync(join(tmpdir(), 'svc-no-model-'));
   const broken = await startRoutingWorld({ plugins: { routing: { config: { classifier: { modelDir: empty } } } } });
   try {
+    // The encoder loads once a route exists (plugins/routing/README.md): before that nothing needs it.
+    assert.equal((await health(broken.svc.url)).checks.classifier?.status, 'ok');
+    await broken.ws('POST', '/routes', { ...operatorRoutes[0], model: models.coder });
+    await broken.ws('PATCH', '/routing', { default_model: models.plain });
     assert.ok((await eventually(async () => (await health(broken.svc.url)).checks.classifier?.error_code === 'unavailable', 10_000)) >= 0);
     const h = await health(broken.svc.url);
     assert.equal([h.status, h.checks.classifier!.status], ['degraded', 'down']);
-    await broken.ws('POST', '/routes', { ...operatorRoutes[0], model: models.coder });
-    await broken.ws('PATCH', '/routing', { default_model: models.plain });
     const r = routingHeaders((await broken.ask('auto', 'Write a Python function that checks whether a string is a palindrome')).headers);
     assert.equal([r['x-svc-routing-rule'], r['x-svc-routing-reason'], r['x-svc-model'], r['x-svc-routing-confidence']], ['default', 'classifier_unavailable', models.plain, null]);
   } finally {
