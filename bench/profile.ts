@@ -42,7 +42,10 @@ async function main(): Promise<void> {
     } finally {
       await svc.stop();
     }
-    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    // --cpu-prof writes one file per thread (CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile): the
+    // summary is the main thread's (thread 0); the worker threads' files stay beside it.
+    const profiles = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+    const file = profiles.find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f)) ?? profiles[0];
     if (!file) throw new Error(`no .cpuprofile written in ${dir}`);
     const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
     const text = [

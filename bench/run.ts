@@ -57,6 +57,7 @@ async function startTargets(mockPort: number, logDir: string, skipped: string[],
     const shape = process.env.BENCH_COMPARE_SHAPE === 'scale-out' ? 'scale-out' : 'embedded';
     targets.push(await startSvcTarget({ shape, mockPort, logDir, upstreamIds, root: compare }));
     targets.at(-1)!.governance!.push(`build from ${compare} (${shape})`);
+    if (process.env.BENCH_COMPARE_NODE_FLAGS !== undefined) targets.at(-1)!.governance!.push(`node flags BENCH_COMPARE_NODE_FLAGS='${process.env.BENCH_COMPARE_NODE_FLAGS}' instead of BENCH_SVC_NODE_FLAGS`);
   }
   for (const t of targets) await smokeTest(t);
 }

@@ -20,6 +20,7 @@ export function guardCache(cache: CachePort, dep: Dependency): CachePort {
     ttl: (key) => run(() => cache.ttl(key)),
     reserve: (lines, track) => run(() => cache.reserve(lines, track)),
     adjust: (lines, untrack) => run(() => cache.adjust(lines, untrack)),
+    members: (key) => run(() => cache.members(key)),
     popExpired: (key, maxScore, limit) => run(() => cache.popExpired(key, maxScore, limit)),
     publish: (channel, message) => run(() => cache.publish(channel, message)),
     // A subscription waits for the connection by design (it must not fail while Redis is away).

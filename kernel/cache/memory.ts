@@ -1,4 +1,4 @@
-import type { AdjustLine, CachePort, ReserveLine, ReserveResult, Tracked, Untrack } from './port.js';
+import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
 
 interface Entry { value: string; expiresAt: number } // expiresAt 0 = no expiry
 
@@ -89,8 +89,16 @@ export class MemoryCache implements CachePort {
     return e.expiresAt === 0 ? -1 : e.expiresAt - this.now();
   }
 
+  /** Refuses (changing nothing) when a `mustExist` line without a seed has no counter. */
+  private present(lines: Array<Pick<ReserveLine, 'key' | 'seed' | 'mustExist'>>): void {
+    const missing = lines.flatMap((l, i) => (l.mustExist && l.seed === undefined && !this.live(l.key) ? [i] : []));
+    if (missing.length > 0) throw new CountersMissing(missing);
+  }
+
   async reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult> {
     this.sweep();
+    if (track?.replaces !== undefined && !this.sets.get(track.key)?.has(track.replaces)) return { ok: false, index: -1, current: 0, ttlMs: -2, gone: true };
+    this.present(lines);
     const current = lines.map((l) => this.num(l.key, l.seed, l.ttlMs));
     for (let i = 0; i < lines.length; i++) {
       const l = lines[i]!;
@@ -99,12 +107,14 @@ export class MemoryCache implements CachePort {
       }
     }
     const values = lines.map((l) => this.add(l.key, l.amount, l.ttlMs));
+    if (track?.replaces !== undefined) this.zset(track.key).delete(track.replaces);
     if (track) this.zset(track.key).set(track.member, track.score);
     return { ok: true, values };
   }
 
   async adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
     if (untrack?.required && !this.sets.get(untrack.key)?.has(untrack.member)) return [];
+    this.present(lines);
     const values = lines.map((l) => {
       this.num(l.key, l.seed, l.ttlMs);
       return this.add(l.key, l.delta, l.ttlMs);
@@ -117,6 +127,10 @@ export class MemoryCache implements CachePort {
     let s = this.sets.get(key);
     if (!s) this.sets.set(key, (s = new Map()));
     return s;
+  }
+
+  async members(key: string): Promise<string[]> {
+    return [...(this.sets.get(key)?.keys() ?? [])];
   }
 
   async popExpired(key: string, maxScore: number, limit: number): Promise<string[]> {

@@ -14,18 +14,45 @@ export interface ReserveLine {
    * the database after the cache lost its data). Applied even when the reservation is refused.
    */
   seed?: number;
+  /**
+   * When the counter does not exist (the cache lost it, or its period is new), change nothing and
+   * reject with `CountersMissing` naming it, so the caller can read a fresh seed and try again.
+   * Ignored when `seed` is given.
+   */
+  mustExist?: boolean;
 }
 
 export type ReserveResult =
   | { ok: true; values: number[] }
-  /** `index` is the first line that did not fit; `current` its value; `ttlMs` its remaining expiry (-1 none). */
-  | { ok: false; index: number; current: number; ttlMs: number };
+  /**
+   * `index` is the first line that did not fit; `current` its value; `ttlMs` its remaining expiry (-1 none).
+   * `gone`: the member `track.replaces` named was not in its set (index -1): nothing changed, nothing was seeded.
+   */
+  | { ok: false; index: number; current: number; ttlMs: number; gone?: true };
 
 export interface AdjustLine {
   key: string;
   delta: number;
   ttlMs?: number;
   seed?: number;
+  /** As on a reserve line: a counter that does not exist is reported, nothing changes. */
+  mustExist?: boolean;
+}
+
+/**
+ * A `reserve` or `adjust` changed nothing because counters marked `mustExist` do not exist.
+ *
+ * @example
+ * try { await cache.reserve(lines); } catch (err) { if (err instanceof CountersMissing) seed(err.lines); }
+ */
+export class CountersMissing extends Error {
+  constructor(
+    /** Indexes of the missing lines, in the order given. */
+    readonly lines: number[],
+  ) {
+    super(`cache: ${lines.length} counter(s) marked mustExist do not exist`);
+    this.name = 'CountersMissing';
+  }
 }
 
 /** A member of a sorted set with a score, for expiring records (holds left by a crashed process). */
@@ -33,6 +60,12 @@ export interface Tracked {
   key: string;
   member: string;
   score: number;
+  /**
+   * A member this one takes the place of (a hold that grew), or `member` itself to re-score it:
+   * then nothing changes unless that member is still in the set, so a record another client
+   * already removed is never brought back.
+   */
+  replaces?: string;
 }
 
 /** A member to remove from its set in the same step; `required`: only if it is still there. */
@@ -62,7 +95,10 @@ export interface CachePort {
   incr(key: string, by: number, ttlMs?: number): Promise<number>;
   /** Remaining expiry in ms; -1 when the key has none, -2 when it does not exist. */
   ttl(key: string): Promise<number>;
-  /** All lines fit, then all are added (and `track` is recorded), or nothing changes. */
+  /**
+   * All lines fit, then all are added (and `track` is recorded, in place of `track.replaces`), or
+   * nothing changes (`gone` when `track.replaces` was not in the set; `CountersMissing`: see `mustExist`).
+   */
   reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult>;
   /**
    * Adds every delta at once (and removes `untrack` from its set); returns the new values. With
@@ -70,6 +106,8 @@ export interface CachePort {
    * empty then: a settle retried after a lost reply, or raced by a reaper, never moves twice.
    */
   adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]>;
+  /** Every member of a sorted set (empty when there is none); for rare paths, never per request. */
+  members(key: string): Promise<string[]>;
   /** Removes and returns up to `limit` members of a sorted set whose score is <= maxScore. */
   popExpired(key: string, maxScore: number, limit: number): Promise<string[]>;
   publish(channel: string, message: string): Promise<void>;

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RedisOptions } from 'ioredis';
-import type { AdjustLine, CachePort, ReserveLine, ReserveResult, Tracked, Untrack } from './port.js';
+import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
 import { clusterPrefix, connect, parseRedisUrl, type RedisClient } from './redis-url.js';
 
 /** How long a call waits for a (re)connecting client before it fails closed. */
@@ -25,14 +25,23 @@ const OPTIONS: RedisOptions = {
 /**
  * Seeds, checks and adds counter lines in one step, then records or removes a sorted-set member.
  * KEYS: the n counters, then the set if any. ARGV: n, then amount, limit ('' none), ttl (0 none)
- * and seed ('' none) per line, then op ('add' | 'rem' | 'remreq' | ''), member, score; 'remreq'
- * changes nothing (reply {2}) unless the member is in the set.
+ * and seed ('' none, 'must' the counter must exist) per line, then op ('add' | 'swap' | 'rem' |
+ * 'remreq' | ''), member, score, replaced member; 'remreq' changes nothing (reply {2}) unless the
+ * member is in the set, 'swap' nothing (reply {3}) unless the replaced member is, and then puts the
+ * member in its place; a 'must' line whose counter does not exist changes nothing (reply {4,
+ * missing line indexes from 0…}).
  * Seeding is sequential (like the memory cache) so a key named twice is seeded once.
  */
 const APPLY = `
 local n = tonumber(ARGV[1])
 local o = 2 + n * 4
 if ARGV[o] == 'remreq' and not redis.call('ZSCORE', KEYS[n + 1], ARGV[o + 1]) then return {2} end
+if ARGV[o] == 'swap' and not redis.call('ZSCORE', KEYS[n + 1], ARGV[o + 3]) then return {3} end
+local missing = {4}
+for i = 1, n do
+  if ARGV[i * 4 + 1] == 'must' and redis.call('EXISTS', KEYS[i]) == 0 then missing[#missing + 1] = i - 1 end
+end
+if #missing > 1 then return missing end
 local cur = {}
 for i = 1, n do
   local b = 1 + (i - 1) * 4
@@ -40,7 +49,7 @@ for i = 1, n do
   local v = redis.call('GET', KEYS[i])
   if v then
     cur[i] = tonumber(v)
-  elseif seed ~= '' then
+  elseif seed ~= '' and seed ~= 'must' then
     if ttl > 0 then redis.call('SET', KEYS[i], seed, 'PX', ttl) else redis.call('SET', KEYS[i], seed) end
     cur[i] = tonumber(seed)
   else
@@ -62,7 +71,8 @@ for i = 1, n do
   out[i + 1] = redis.call('INCRBY', KEYS[i], ARGV[b + 1])
   if created and ttl > 0 then redis.call('PEXPIRE', KEYS[i], ttl) end
 end
-if ARGV[o] == 'add' then redis.call('ZADD', KEYS[n + 1], ARGV[o + 2], ARGV[o + 1])
+if ARGV[o] == 'swap' then redis.call('ZREM', KEYS[n + 1], ARGV[o + 3]) end
+if ARGV[o] == 'add' or ARGV[o] == 'swap' then redis.call('ZADD', KEYS[n + 1], ARGV[o + 2], ARGV[o + 1])
 elseif ARGV[o] == 'rem' or ARGV[o] == 'remreq' then redis.call('ZREM', KEYS[n + 1], ARGV[o + 1]) end
 return out`;
 
@@ -188,30 +198,38 @@ export class RedisCache implements CachePort {
   }
 
   async reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult> {
-    const reply = await this.apply(lines, track ? ['add', track.key, track.member, String(track.score)] : undefined);
+    const set = track && ([track.replaces === undefined ? 'add' : 'swap', track.key, track.member, String(track.score), track.replaces ?? ''] as const);
+    const reply = await this.apply(lines, set || undefined);
     if (reply[0] === 1) return { ok: true, values: reply.slice(1) };
+    if (reply[0] === 3) return { ok: false, index: -1, current: 0, ttlMs: -2, gone: true };
+    if (reply[0] === 4) throw new CountersMissing(reply.slice(1));
     return { ok: false, index: reply[1]!, current: reply[2]!, ttlMs: reply[3]! };
   }
 
   async adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
-    const args = lines.map((l) => ({ key: l.key, amount: l.delta, limit: null, ttlMs: l.ttlMs, seed: l.seed }));
-    const reply = await this.apply(args, untrack ? [untrack.required ? 'remreq' : 'rem', untrack.key, untrack.member, ''] : undefined);
+    const args = lines.map((l) => ({ key: l.key, amount: l.delta, limit: null, ttlMs: l.ttlMs, seed: l.seed, mustExist: l.mustExist }));
+    const reply = await this.apply(args, untrack ? [untrack.required ? 'remreq' : 'rem', untrack.key, untrack.member, '', ''] : undefined);
+    if (reply[0] === 4) throw new CountersMissing(reply.slice(1));
     return reply[0] === 2 ? [] : reply.slice(1);
   }
 
-  /** One call of the APPLY script; `set` is [op, key, member, score]. */
-  private apply(lines: ReserveLine[], set?: [string, string, string, string]): Promise<number[]> {
+  /** One call of the APPLY script; `set` is [op, key, member, score, replaced member]. */
+  private apply(lines: ReserveLine[], set?: readonly [string, string, string, string, string]): Promise<number[]> {
     const keys = lines.map((l) => this.k(l.key));
     const argv: (string | number)[] = [lines.length];
     for (const l of lines) {
-      const seed = l.seed === undefined ? '' : integer(l.seed, 'seed');
+      const seed = l.seed !== undefined ? integer(l.seed, 'seed') : l.mustExist ? 'must' : '';
       argv.push(integer(l.amount, 'amount'), l.limit === null ? '' : l.limit, ms(l.ttlMs), seed);
     }
     if (set) {
       keys.push(this.k(set[1]));
-      argv.push(set[0], set[2], set[3]);
-    } else argv.push('', '', '');
+      argv.push(set[0], set[2], set[3], set[4]);
+    } else argv.push('', '', '', '');
     return this.run((r) => r.svcApply(keys.length, ...keys, ...argv));
+  }
+
+  members(key: string): Promise<string[]> {
+    return this.run((r) => r.zrange(this.k(key), '0', '-1'));
   }
 
   async popExpired(key: string, maxScore: number, limit: number): Promise<string[]> {

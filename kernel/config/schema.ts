@@ -53,6 +53,11 @@ export const KernelConfigSchema = Type.Object(
         maxPending: Type.Integer({ minimum: 1, default: 500 }),
         /** How often the database is pinged in the background, so a hang is seen without traffic. */
         probeIntervalMs: Type.Integer({ minimum: 50, default: 1000 }),
+        /**
+         * How long a settled request's money records wait for others to share their transaction
+         * (group commit, kernel/store/group-commit.ts); after the reply, so no client waits on it.
+         */
+        commitDelayMs: Type.Integer({ minimum: 0, maximum: 1000, default: 5 }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -68,5 +68,10 @@ declare module './request-state.js' {
   interface RequestState {
     /** conversation: the conversation named by `x-svc-conversation`, if any. */
     conversation?: Conversation;
+    /**
+     * conversation (tools): the approval this request answers (`x-svc-approve` / `x-svc-deny`). Its
+     * messages are the stopped request's, resent, and already in history: only its reply is added.
+     */
+    answersApproval?: string;
   }
 }

@@ -15,3 +15,48 @@ export function chargeMicroUsd(model: Pick<CatalogModel, 'inputMicroUsdPerMTok' 
   const total = BigInt(Math.max(0, usage.prompt_tokens)) * inPrice + BigInt(Math.max(0, usage.completion_tokens)) * outPrice;
   return Number((total + 999_999n) / 1_000_000n);
 }
+
+/** A model call of a request that produced output: its model and the usage it is charged for. */
+export interface ChargedCall {
+  model: Pick<CatalogModel, 'name' | 'inputMicroUsdPerMTok' | 'outputMicroUsdPerMTok'>;
+  usage: Usage;
+}
+
+/**
+ * What a request is charged: each model call it made at its own model's prices, each rounded up
+ * as a request of its own would be (a tool loop makes several calls; a retry may have moved to a
+ * fallback model between them). Settle (budgets) and the usage record (tracing) both use this, so
+ * running totals equal the sum of usage records.
+ *
+ * @example
+ * requestChargeMicroUsd([{ model, usage: first }, { model, usage: second }])
+ */
+export function requestChargeMicroUsd(calls: readonly ChargedCall[]): number {
+  let total = 0;
+  for (const c of calls) total += chargeMicroUsd(c.model, c.usage);
+  return total;
+}
+
+/**
+ * The token counts of several model calls added up (details included), or null when there were
+ * none: the usage a tool loop's reply reports and its usage record carries.
+ *
+ * @example
+ * sumUsage(outcome.modelCalls ?? [])?.total_tokens
+ */
+export function sumUsage(calls: readonly Pick<ChargedCall, 'usage'>[]): Usage | null {
+  if (calls.length === 0) return null;
+  const total: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  let cached = 0;
+  let reasoning = 0;
+  for (const { usage: u } of calls) {
+    total.prompt_tokens += u.prompt_tokens;
+    total.completion_tokens += u.completion_tokens;
+    total.total_tokens += u.total_tokens;
+    cached += u.prompt_tokens_details?.cached_tokens ?? 0;
+    reasoning += u.completion_tokens_details?.reasoning_tokens ?? 0;
+  }
+  if (cached) total.prompt_tokens_details = { cached_tokens: cached };
+  if (reasoning) total.completion_tokens_details = { reasoning_tokens: reasoning };
+  return total;
+}

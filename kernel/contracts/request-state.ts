@@ -1,6 +1,7 @@
 import type { Principal } from './identity.js';
 import type { ChatRequest, RequestNeeds, Usage } from './chat.js';
 import type { CatalogModel } from './catalog.js';
+import type { ChargedCall } from './pricing.js';
 import type { ErrorCode } from '../errors/table.js';
 import type { ReserveLine } from '../cache/port.js';
 
@@ -17,8 +18,22 @@ export interface Selection {
 /** The hold a request reserved (integer micro-USD); null when the model is free. */
 export interface HoldRecord {
   id: string;
-  amountMicroUsd: number;
+  /** What is held now: the first call's hold, plus what `cover` added for later calls. */
+  readonly amountMicroUsd: number;
   release(chargeMicroUsd: number, outcome: 'settled' | 'refused'): Promise<void>;
+  /**
+   * Before a further model call of the same request (the tools plugin's loop calls it before each
+   * of its calls): makes sure the hold covers what the request was charged so far plus this
+   * call's own hold (input bound of `call.request` and its max tokens, priced on `call.model`, as
+   * the first hold was). When it does not, the difference is reserved against every cap the hold
+   * is on, in one cache call; the grown hold is settled and released with the request's.
+   * Throws GatewayError `budget_exceeded` (svc: the cap's scope, its room, the amount needed)
+   * when a cap has no room, `budget_unavailable` when the budgets cannot be checked.
+   *
+   * @example
+   * await ctx.state.hold?.cover({ model: call.model, request: call.request });
+   */
+  cover(call: { model: CatalogModel; request: ChatRequest & { maxTokens: number } }): Promise<void>;
 }
 
 /**
@@ -42,17 +57,23 @@ export interface PendingReservation {
 export interface Outcome {
   status: number;
   errorCode: ErrorCode | null;
-  /** Upstream usage, or what was produced before a reply broke off. */
+  /** Upstream usage, or what was produced before a reply broke off: the sum over `modelCalls`. */
   usage: Usage | null;
+  /**
+   * Each model call that produced output, in order, with the usage it is charged for (dispatch
+   * adds one as each call ends, whatever happens to the reply after it). What settle charges:
+   * `requestChargeMicroUsd(modelCalls)`.
+   */
+  modelCalls?: ChargedCall[];
   /** True once anything was sent to the provider. */
   sent: boolean;
   firstTokenMs: number | null;
   clientClosed: boolean;
-  /** Each upstream attempt in order (dispatch); the trace writes one span per attempt. */
+  /** Each upstream model call in order (dispatch); the trace writes one span per call. */
   attempts?: AttemptRecord[];
   /** Unparsable stream events the adapter skipped. */
   malformedEvents?: number;
-  /** Output tokens the provider reported beyond what the hold covered (budget.overrun). */
+  /** Output tokens the providers reported beyond what the holds covered (budget.overrun), summed over calls. */
   overrunTokens?: number;
   /** The model id the provider said answered, before the reply is relabelled (trace export). */
   responseModel?: string;
@@ -60,7 +81,10 @@ export interface Outcome {
   finishReasons?: string[];
 }
 
-/** One upstream attempt of the dispatch phase: which model, when, and how it ended. */
+/**
+ * One upstream model call of the dispatch phase (each attempt, and each call a tool loop makes
+ * within one): which model, when, and how it ended.
+ */
 export interface AttemptRecord {
   model: string;
   provider: string;

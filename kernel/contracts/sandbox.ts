@@ -9,6 +9,12 @@ export interface SandboxStart {
   command: string;
   args: readonly string[];
   env?: Readonly<Record<string, string>>;
+  /**
+   * The largest MCP message either way for this call, below the sandbox's own limit
+   * (`SVC_SANDBOX_MAX_MESSAGE_BYTES`): a tool server printing more ends with `message_too_large`
+   * before the message leaves the sandbox.
+   */
+  maxMessageBytes?: number;
 }
 
 /** Why a sandboxed call ended (the sandbox's `exit` frame). */
@@ -64,6 +70,8 @@ export interface EgressAllowEntry {
  * await sandbox.setEgressAllowList([{ host: 'api.github.com', port: 443 }]);
  */
 export interface SandboxClient {
+  /** Whether an address for the sandbox is set (SVC_SANDBOX_URL); without one every call ends `unreachable`. */
+  readonly configured: boolean;
   open(start: SandboxStart): SandboxSession;
   reachability(): Promise<{ sandbox: Reach; egress: Reach }>;
   /** Replaces the egress proxy's allow-list (instance admins' setting, pushed by whoever owns it). */

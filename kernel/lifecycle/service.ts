@@ -148,7 +148,7 @@ export class Service {
     provide(c, StoreToken, this.store);
     provide(c, CacheToken, this.cache);
     provide(c, DependenciesToken, this.dependencies);
-    this.commits = new GroupCommit(this.store, this.log);
+    this.commits = new GroupCommit(this.store, this.log, 250, 200, this.config.database.commitDelayMs);
     provide(c, GroupCommitToken, this.commits);
     const commits = this.commits;
     this.pipeline.commit = (writes) => commits.commit(writes);

@@ -2,6 +2,8 @@ import type { RequestContext } from './context.js';
 import type { DurableWrite } from '../store/group-commit.js';
 import { isPhaseName, phaseNames, type Compensation, type PhaseHooks, type PhaseName } from './phases.js';
 
+const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
+
 interface Registered { plugin: string; fn: PhaseHooks[PhaseName] }
 
 /**
@@ -40,9 +42,13 @@ export class Pipeline {
         if (hooks.length === 0) continue;
         const t0 = performance.now() - ctx.startedAt;
         try {
-          for (const { fn } of hooks) {
-            const result = await fn(ctx);
-            if (typeof result === 'function') undo.push(result);
+          // An index, not for-of: in an async function the iterator would be a heap object per phase.
+          for (let j = 0; j < hooks.length; j++) {
+            // Most hooks are synchronous: awaiting only a real promise saves a microtask turn and
+            // its allocations per hook (some thirty per request).
+            let result = hooks[j]!.fn(ctx) as unknown;
+            if (isThenable(result)) result = await result;
+            if (typeof result === 'function') undo.push(result as Compensation);
           }
         } finally {
           ctx.phases?.push({ phase: phaseNames[i]!, start: t0, end: performance.now() - ctx.startedAt });
@@ -63,23 +69,31 @@ export class Pipeline {
    * staged in `ctx.durable` in one transaction and, once it is durable, runs `ctx.afterCommit`.
    */
   async settle(ctx: RequestContext, onError: (plugin: string, err: unknown) => void): Promise<void> {
-    for (const { plugin, fn } of this.hooks.get('settle')!) {
+    const hooks = this.hooks.get('settle')!;
+    for (let j = 0; j < hooks.length; j++) {
+      const { plugin, fn } = hooks[j]!;
       try {
-        await fn(ctx);
+        const result = fn(ctx) as unknown;
+        if (isThenable(result)) await result;
       } catch (err) {
         onError(plugin, err);
       }
     }
-    if (ctx.durable?.length) {
+    return this.commitStaged(ctx.durable, ctx.afterCommit, onError);
+  }
+
+  /** The commit and what waits for it; takes only what it needs, so the request is not kept alive meanwhile. */
+  private async commitStaged(durable: DurableWrite[] | undefined, afterCommit: RequestContext['afterCommit'], onError: (plugin: string, err: unknown) => void): Promise<void> {
+    if (durable?.length) {
       try {
         if (!this.commit) throw new Error('settle hooks staged writes but no store commits them');
-        await this.commit(ctx.durable);
+        await this.commit(durable);
       } catch (err) {
         onError('kernel', err);
         return;
       }
     }
-    for (const step of ctx.afterCommit ?? []) {
+    for (const step of afterCommit ?? []) {
       try {
         await step();
       } catch (err) {

@@ -1,3 +1,5 @@
+import type { Rows, WriteStatement } from './write-behind.js';
+
 /**
  * Rows a settle hook stages for the request's durable commit. Writes of requests committed
  * together with the same table, columns and conflict clause become ONE multi-row insert.
@@ -14,11 +16,16 @@ export interface InsertRows {
   onConflict?: string;
 }
 
+/** A running total after a group's commit, and what the whole group added to it. */
+export interface TotalAfter { key: string; after: number; added: number }
+
 /**
- * Amounts added to running totals keyed by `keyColumn` (a total is created at the amount when
- * absent). Summed per key across the requests committed together: ONE upsert per table, so a
- * total shared by many requests is written once. `onTotals` gets each of its keys' new total and
- * the amount the whole group added to it.
+ * `amount` added to each running total of `keys` (keyed by `keyColumn`; a total is created at the
+ * amount when absent). Summed per key across the requests committed together: ONE upsert per
+ * table, so a total shared by many requests is written once. Once committed, each distinct
+ * `onTotals` function is called ONCE per group with every key staged with it: pass the same
+ * function (and, when it repeats, the same `keys` array) from every request, and a group of a
+ * hundred requests costs one call, not a hundred.
  */
 export interface AddToTotals {
   kind: 'add';
@@ -28,59 +35,139 @@ export interface AddToTotals {
   /** Set to `now` on every write (e.g. updated_at). */
   touchColumn?: string;
   now: number;
-  deltas: Array<[key: string, amount: number]>;
-  onTotals?: (rows: Array<{ key: string; after: number; added: number }>) => void;
+  keys: readonly string[];
+  amount: number;
+  onTotals?: (rows: TotalAfter[]) => void;
 }
 
 export type DurableWrite = InsertRows | AddToTotals;
 
 /** One statement of a group's transaction; `deliver` hands its returned rows to the writes it merged. */
-export interface Planned {
-  sql: string;
-  params: unknown[];
-  deliver?: (rows: Array<Record<string, unknown>>) => void;
+export interface Planned extends WriteStatement {
+  deliver?: (rows: Rows) => void;
 }
 
-/** The statements that commit `writes` (in order: inserts as first staged, then totals). */
-export function plan(writes: DurableWrite[]): Planned[] {
+/**
+ * `items` in slices whose lengths are powers of two (binary decomposition of the count: 37 →
+ * 32 + 4 + 1), so a table's statements have at most a handful of distinct texts whatever the group
+ * size, and SQLite's cached prepared statements are reused instead of compiling a new one per group.
+ */
+export function powerOfTwoSlices<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  let at = 0;
+  for (let size = 1 << 30; at < items.length; size >>= 1) {
+    while (items.length - at >= size) {
+      out.push(items.slice(at, at + size));
+      at += size;
+    }
+  }
+  return out;
+}
+
+/** Column lists joined once per list (callers stage the same constant array on every request). */
+const joined = new WeakMap<readonly string[], string>();
+function join(columns: readonly string[]): string {
+  let j = joined.get(columns);
+  if (j === undefined) joined.set(columns, (j = columns.join(',')));
+  return j;
+}
+
+/**
+ * `head values (?,…),(?,…)… tail` for `count` rows, memoized by the statement's shape (`shape`,
+ * the same string object on every call, identifies head and tail) and the row count: a bounded set
+ * of texts on SQLite, and no long key built per group.
+ */
+const texts = new Map<string, Map<number, string>>();
+function valuesSql(shape: string, head: string, width: number, count: number, tail: string): string {
+  let byCount = texts.get(shape);
+  if (!byCount) {
+    if (texts.size >= 200) texts.clear();
+    texts.set(shape, (byCount = new Map()));
+  }
+  let sql = byCount.get(count);
+  if (sql === undefined) {
+    const one = `(${new Array<string>(width).fill('?').join(',')})`;
+    sql = `${head} values ${new Array<string>(count).fill(one).join(',')}${tail}`;
+    if (byCount.size >= 256) byCount.clear();
+    byCount.set(count, sql);
+  }
+  return sql;
+}
+
+/** An insert's shape (table, columns, conflict clause) as one string, made once per column list and clause. */
+const insertShapes = new WeakMap<readonly string[], Map<string, string>>();
+function insertShape(w: InsertRows): string {
+  let byTable = insertShapes.get(w.columns);
+  if (!byTable) insertShapes.set(w.columns, (byTable = new Map()));
+  const clause = w.onConflict ?? '';
+  const key = w.table + clause;
+  let shape = byTable.get(key);
+  if (shape === undefined) byTable.set(key, (shape = `${w.table}|${join(w.columns)}|${clause}`));
+  return shape;
+}
+
+/**
+ * The statements that commit `writes` (in order: inserts as first staged, then totals). With
+ * `fixedTexts` (SQLite) each table's rows are split by `powerOfTwoSlices`; otherwise (PostgreSQL,
+ * where each statement is a round trip) a table gets one statement.
+ */
+export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
+  const slices = <T>(items: T[]): T[][] => (fixedTexts ? powerOfTwoSlices(items) : [items]);
   const inserts = new Map<string, { w: InsertRows; rows: unknown[][] }>();
-  const adds = new Map<string, { w: AddToTotals; sums: Map<string, number>; hooks: AddToTotals[] }>();
+  // Per table: the sums by key, and each hook with the key lists staged with it (by identity).
+  const adds = new Map<string, { w: AddToTotals; sums: Map<string, number>; hooks: Map<NonNullable<AddToTotals['onTotals']>, Set<readonly string[]>> }>();
   for (const w of writes) {
     if (w.kind === 'insert') {
-      const id = `${w.table}|${w.columns.join(',')}|${w.onConflict ?? ''}`;
-      const seen = inserts.get(id) ?? { w, rows: [] };
-      seen.rows.push(...w.rows);
-      inserts.set(id, seen);
+      const id = insertShape(w);
+      const seen = inserts.get(id);
+      if (seen) for (const r of w.rows) seen.rows.push(r);
+      else inserts.set(id, { w, rows: w.rows.slice() });
     } else {
-      const id = `${w.table}|${w.keyColumn}|${w.valueColumn}|${w.touchColumn ?? ''}`;
-      const seen = adds.get(id) ?? { w, sums: new Map<string, number>(), hooks: [] };
-      for (const [k, v] of w.deltas) seen.sums.set(k, (seen.sums.get(k) ?? 0) + v);
-      if (w.onTotals) seen.hooks.push(w);
-      adds.set(id, seen);
+      const id = `+${w.table}|${w.keyColumn}|${w.valueColumn}|${w.touchColumn ?? ''}`;
+      let seen = adds.get(id);
+      if (!seen) adds.set(id, (seen = { w, sums: new Map<string, number>(), hooks: new Map() }));
+      for (const k of w.keys) seen.sums.set(k, (seen.sums.get(k) ?? 0) + w.amount);
+      if (w.onTotals) {
+        const lists = seen.hooks.get(w.onTotals);
+        if (lists) lists.add(w.keys);
+        else seen.hooks.set(w.onTotals, new Set([w.keys]));
+      }
     }
   }
   const out: Planned[] = [];
-  for (const { w, rows } of inserts.values()) {
-    const one = `(${w.columns.map(() => '?').join(',')})`;
-    out.push({ sql: `insert into ${w.table} (${w.columns.join(',')}) values ${rows.map(() => one).join(',')}${w.onConflict ? ` ${w.onConflict}` : ''}`, params: rows.flat() });
+  for (const [shape, { w, rows: all }] of inserts) {
+    const head = `insert into ${w.table} (${join(w.columns)})`;
+    const tail = w.onConflict ? ` ${w.onConflict}` : '';
+    for (const rows of slices(all)) out.push({ sql: valuesSql(shape, head, w.columns.length, rows.length, tail), params: rows.flat() });
   }
-  for (const { w, sums, hooks } of adds.values()) {
-    const cols = [w.keyColumn, w.valueColumn, ...(w.touchColumn ? [w.touchColumn] : [])];
-    const one = `(${cols.map(() => '?').join(',')})`;
+  for (const [shape, { w, sums, hooks }] of adds) {
+    const cols = w.touchColumn ? [w.keyColumn, w.valueColumn, w.touchColumn] : [w.keyColumn, w.valueColumn];
+    const head = `insert into ${w.table} (${cols.join(',')})`;
     const touch = w.touchColumn ? `, ${w.touchColumn} = excluded.${w.touchColumn}` : '';
-    out.push({
-      sql:
-        `insert into ${w.table} (${cols.join(',')}) values ${[...sums].map(() => one).join(',')}` +
-        ` on conflict (${w.keyColumn}) do update set ${w.valueColumn} = ${w.table}.${w.valueColumn} + excluded.${w.valueColumn}${touch}` +
-        ` returning ${w.keyColumn} as k, ${w.valueColumn} as v`,
-      params: [...sums].flatMap(([k, v]) => (w.touchColumn ? [k, v, w.now] : [k, v])),
-      deliver: (rows) => {
-        const after = new Map(rows.map((r) => [String(r.k), Number(r.v)]));
-        for (const h of hooks) {
-          h.onTotals!(h.deltas.filter(([k]) => after.has(k)).map(([k]) => ({ key: k, after: after.get(k)!, added: sums.get(k)! })));
-        }
-      },
-    });
+    const tail =
+      ` on conflict (${w.keyColumn}) do update set ${w.valueColumn} = ${w.table}.${w.valueColumn} + excluded.${w.valueColumn}${touch}` +
+      ` returning ${w.keyColumn} as k, ${w.valueColumn} as v`;
+    const parts = slices([...sums]);
+    // Every slice's returned totals, handed to the hooks once the last slice's rows are in.
+    const after = new Map<string, number>();
+    parts.forEach((part, i) =>
+      out.push({
+        sql: valuesSql(shape, head, cols.length, part.length, tail),
+        params: part.flatMap(([k, v]) => (w.touchColumn ? [k, v, w.now] : [k, v])),
+        returning: true,
+        deliver: (rows) => {
+          for (const r of rows) after.set(String(r.k), Number(r.v));
+          if (i < parts.length - 1) return;
+          for (const [hook, lists] of hooks) {
+            const keys = new Set<string>();
+            for (const list of lists) for (const k of list) keys.add(k);
+            const rows: TotalAfter[] = [];
+            for (const k of keys) if (after.has(k)) rows.push({ key: k, after: after.get(k)!, added: sums.get(k)! });
+            hook(rows);
+          }
+        },
+      }),
+    );
   }
   return out;
 }

@@ -17,6 +17,7 @@ export function guardStore(store: Store, db: Dependency): Store {
     execute: (sql, params) => db.call(() => store.execute(sql, params), { abandon: isRead(sql) }),
     writeBehind: (sql, params) => db.call(() => store.writeBehind(sql, params), { abandon: false }),
     transaction: (fn) => db.call(() => store.transaction(fn), { abandon: false }),
+    commitWrites: (statements) => db.call(() => store.commitWrites(statements), { abandon: false }),
     ping: () => db.call(() => store.ping(), { abandon: true }),
     close: () => store.close(),
   };

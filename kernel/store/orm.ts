@@ -8,7 +8,7 @@ import { defineToken } from '../container/tokens.js';
 import type { KernelConfig } from '../config/schema.js';
 import type { Dialect, Migration } from './migrations.js';
 import { runBound } from './bound-sql.js';
-import { SqliteWriter, type WriteBehind } from './write-behind.js';
+import { SqliteWriter, type Rows, type WriteBehind, type WriteStatement } from './write-behind.js';
 
 /**
  * The database as plugins see it: a fresh EntityManager per unit of work, raw SQL for migrations
@@ -30,6 +30,12 @@ export interface Store {
   writeBehind(sql: string, params: unknown[]): Promise<void>;
   /** Runs `fn` in one transaction on one connection; `exec` runs SQL inside it. */
   transaction<T>(fn: (exec: Exec) => Promise<T>): Promise<T>;
+  /**
+   * Runs `statements` in one write transaction and resolves with each one's rows once it is
+   * committed (the settle's group commit). On SQLite it runs on the writer thread, so the commit
+   * never blocks the event loop; on PostgreSQL it is one pooled transaction.
+   */
+  commitWrites(statements: WriteStatement[]): Promise<Rows[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -68,17 +74,32 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
     // commits) and keeps an fsync off the event loop on every write.
     await orm.em.getConnection().execute('pragma synchronous = normal');
     await orm.em.getConnection().execute('pragma busy_timeout = 5000');
+    // Checkpoints (copying the WAL into the database file, with an fsync) are left to the writer
+    // thread, which commits after every few requests anyway: run here they stall every request.
+    await orm.em.getConnection().execute('pragma wal_autocheckpoint = 0');
   }
   const connection = () => orm.em.getConnection() as unknown as AbstractSqlConnection;
   const pg = dialect === 'postgresql';
+  const transaction = <T>(fn: (exec: Exec) => Promise<T>): Promise<T> =>
+    connection().transactional((trx) => fn(<R>(sql: string, params: unknown[] = []) => runBound<R>(trx, pg, sql, params)));
   const writer: WriteBehind = pg
-    ? { run: async (sql, params) => void (await runBound(connection().getClient(), true, sql, params)), close: async () => {} }
+    ? {
+        run: async (sql, params) => void (await runBound(connection().getClient(), true, sql, params)),
+        commit: (statements) =>
+          transaction(async (exec) => {
+            const out: Rows[] = [];
+            for (const st of statements) out.push(await exec(st.sql, st.params));
+            return out;
+          }),
+        close: async () => {},
+      }
     : new SqliteWriter(file);
   return {
     dialect,
     em: () => orm.em.fork() as unknown as EntityManager,
     execute: <T>(sql: string, params: unknown[] = []) => runBound<T>(connection().getClient(), pg, sql, params),
-    transaction: (fn) => connection().transactional((trx) => fn(<T>(sql: string, params: unknown[] = []) => runBound<T>(trx, pg, sql, params))),
+    transaction,
+    commitWrites: (statements) => writer.commit(statements),
     writeBehind: (sql, params) => writer.run(sql, params),
     ping: async () => {
       await runBound(connection().getClient(), pg, 'select 1', []);

@@ -14,8 +14,27 @@ export type UpstreamBody = Dispatcher.ResponseData['body'];
 export class CallDeadline {
   private readonly controller = new AbortController();
   private timer: NodeJS.Timeout | undefined;
+  private parent: { signal: AbortSignal; listener: () => void } | undefined;
   fired: 'timeout' | 'idle' | undefined;
   readonly signal = this.controller.signal;
+
+  /**
+   * Aborts the call also when `signal` (the request's) aborts, with its reason; returns the signal
+   * to hand to the request. One listener, removed by `clear`: `AbortSignal.any` would cost a
+   * composite signal with weak references and a finalization registry on every call.
+   */
+  follow(signal: AbortSignal): AbortSignal {
+    if (signal.aborted) this.controller.abort(signal.reason);
+    else {
+      const listener = (): void => {
+        clearTimeout(this.timer);
+        this.controller.abort(signal.reason);
+      };
+      signal.addEventListener('abort', listener, { once: true });
+      this.parent = { signal, listener };
+    }
+    return this.signal;
+  }
 
   arm(ms: number, why: 'timeout' | 'idle'): void {
     clearTimeout(this.timer);
@@ -33,27 +52,46 @@ export class CallDeadline {
 
   clear(): void {
     clearTimeout(this.timer);
+    if (this.parent) this.parent.signal.removeEventListener('abort', this.parent.listener);
+    this.parent = undefined;
   }
 }
 
 /**
- * A body's text, at most `limit` bytes (the rest is dropped and the body destroyed).
+ * A body's text, at most `limit` bytes (the rest is dropped and the body destroyed). Plain
+ * listeners rather than `for await`: the async iterator costs a promise, a tick and an
+ * end-of-stream watcher per body, on every whole reply.
  *
  * @example
  * const text = await readUpstreamText(res.body, 1024 * 1024);
  */
-export async function readUpstreamText(body: UpstreamBody, limit: number): Promise<string> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const buf of body as AsyncIterable<Buffer>) {
-    size += buf.length;
-    if (size > limit) {
-      body.destroy();
-      break;
-    }
-    parts.push(buf);
-  }
-  return Buffer.concat(parts).toString('utf8');
+export function readUpstreamText(body: UpstreamBody, limit: number): Promise<string> {
+  return new Promise((done, fail) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const finish = (): void => {
+      off();
+      done(parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8'));
+    };
+    const onData = (buf: Buffer): void => {
+      if (size + buf.length > limit) {
+        body.destroy();
+        return finish();
+      }
+      size += buf.length;
+      parts.push(buf);
+    };
+    const onError = (err: Error): void => {
+      off();
+      fail(err);
+    };
+    // Closed before its end without an error (as the async iterator reports it).
+    const onClose = (): void => onError(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    const off = (): void => {
+      body.off('data', onData).off('end', finish).off('error', onError).off('close', onClose);
+    };
+    body.on('data', onData).once('end', finish).once('error', onError).once('close', onClose);
+  });
 }
 
 /** A provider's HTTP endpoint: its keep-alive pool and base path; `undefined` pool when the address is not http(s). */

@@ -88,10 +88,13 @@ export class NativeAdapter implements ProviderAdapter {
     this.endpoint = upstreamEndpoint(settings, settings.connections);
   }
 
+  /** What error messages must never carry (the settings are fixed for the adapter's life: made once). */
+  private secretsOf?: string[];
+
   private context(upstreamModel?: string): UpstreamErrorContext {
     const { url } = this.endpoint;
     const s = this.settings;
-    const secrets = [s.address, url?.origin ?? '', url?.host ?? '', url?.hostname ?? '', s.apiKey ?? ''];
+    const secrets = (this.secretsOf ??= [s.address, url?.origin ?? '', url?.host ?? '', url?.hostname ?? '', s.apiKey ?? '']);
     return upstreamModel === undefined ? { provider: s.name, secrets } : { provider: s.name, upstreamModel, secrets };
   }
 
@@ -126,7 +129,7 @@ export class NativeAdapter implements ProviderAdapter {
     const deadline = new CallDeadline();
     deadline.arm(deadlinesOf(this.settings, call).totalMs, 'timeout');
     try {
-      const res = await this.post(call, false, AbortSignal.any([call.signal, deadline.signal]), ctx);
+      const res = await this.post(call, false, deadline.follow(call.signal), ctx);
       const text = await readUpstreamText(res.body, replyLimit);
       let json: unknown;
       try {
@@ -151,7 +154,7 @@ export class NativeAdapter implements ProviderAdapter {
     deadline.arm(limits.firstByteMs, 'timeout');
     let body: UpstreamBody;
     try {
-      body = (await this.post(call, true, AbortSignal.any([call.signal, deadline.signal]), ctx)).body;
+      body = (await this.post(call, true, deadline.follow(call.signal), ctx)).body;
     } catch (err) {
       deadline.clear();
       throw this.failure(err, call, deadline, ctx, false);

@@ -22,20 +22,3 @@ export function checkAccess(access: AdminAccess, caller: Caller | null, params: 
   if (role === null) throw new GatewayError('not_found', 'No such workspace, or not yours.', { param: access.param });
   if (access.workspace === 'admin' && role !== 'admin') throw new GatewayError('forbidden', 'Only a workspace admin may do this.');
 }
-
-type Headers = Record<string, string | string[] | undefined>;
-
-/** The header a browser page must add to a state-changing request signed in by its cookie. */
-export const csrfHeader = 'x-svc-csrf';
-
-/**
- * CSRF defence in depth behind the SameSite=Strict session cookie: a state-changing request that
- * relies on a cookie (no Authorization header) must carry a custom header, which another site can
- * only send after a CORS preflight, and CORS never admits credentials (kernel/http/cors.ts).
- */
-export function checkCsrf(method: string, headers: Headers): void {
-  if (method === 'GET' || headers.authorization !== undefined || headers.cookie === undefined) return;
-  if (headers[csrfHeader] === undefined) {
-    throw new GatewayError('forbidden', `A request signed in by the session cookie must send the ${csrfHeader} header (the web UI does); API clients send their token as a bearer token.`);
-  }
-}

@@ -1,9 +1,9 @@
 import { Value } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
-import { definePlugin, GatewayError, IdentityToken, AdminApiToken, type AdminRouteDef, sendJson } from '../../kernel/index.js';
+import { definePlugin, GatewayError, IdentityToken, AdminApiToken, type AdminRouteDef, sendJson, checkCsrf } from '../../kernel/index.js';
 import { version } from '../../kernel/lifecycle/service.js';
 import { buildOpenApi } from './openapi.js';
-import { checkAccess, checkCsrf } from './access.js';
+import { checkAccess } from './access.js';
 
 /** The body limit of routes that need no sign-in. */
 const publicBodyBytes = 64 * 1024;

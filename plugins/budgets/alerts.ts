@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger, Store } from '../../kernel/index.js';
-import { capScopeId, type Cap } from './caps.js';
+import { capScopeId, type Cap, type CapIndex } from './caps.js';
 import type { BudgetsConfig } from './config.js';
 import type { Written } from './totals.js';
 
@@ -47,21 +47,29 @@ export class Alerts {
   constructor(
     private readonly store: Store,
     private readonly log: Logger,
-    private readonly caps: () => Cap[],
+    /** The snapshot's caps by `scope:scopeId` (a total's key starts with it). */
+    private readonly caps: () => CapIndex,
     private readonly webhook: () => Webhook,
     private readonly config: BudgetsConfig['alertWebhook'],
   ) {}
 
-  /** Looks at totals a flush wrote; raises an alert for each threshold crossed. */
+  /**
+   * Looks at totals a flush wrote; raises an alert for each threshold crossed. Runs on every
+   * settle (sixteen totals), so it looks caps up by the total's scope instead of scanning them all.
+   */
   check(written: Written[]): void {
     const caps = this.caps();
+    if (caps.size === 0) return;
     for (const w of written) {
+      // `scope:scopeId:period:periodKey`
       const cut = w.key.lastIndexOf(':');
-      const prefix = w.key.slice(0, cut);
-      const periodKey = w.key.slice(cut + 1);
-      for (const cap of caps) {
-        if (`${cap.scope}:${capScopeId(cap)}:${cap.period}` !== prefix) continue;
-        for (const t of crossed(cap, w.before, w.after)) this.track(this.raise(cap, periodKey, t, w.after));
+      const periodAt = w.key.lastIndexOf(':', cut - 1);
+      const scoped = caps.get(w.key.slice(0, periodAt));
+      if (!scoped) continue;
+      const period = w.key.slice(periodAt + 1, cut);
+      for (const cap of scoped) {
+        if (cap.period !== period) continue;
+        for (const t of crossed(cap, w.before, w.after)) this.track(this.raise(cap, w.key.slice(cut + 1), t, w.after));
       }
     }
   }

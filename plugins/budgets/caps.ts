@@ -93,5 +93,17 @@ export function indexCaps(caps: Cap[]): CapIndex {
  * reports the first, so a refusal names the cap closest to the caller (their key, then themselves).
  */
 export function applicableCaps(index: CapIndex, p: Pick<Principal, 'workspaceId' | 'personId' | 'keyId'>): Cap[] {
-  return principalScopes(p).reverse().flatMap(({ scope, id }) => index.get(`${scope}:${id}`) ?? []);
+  // The same for a principal until the caps change (a new snapshot is a new index): kept per index.
+  let byPrincipal = applicable.get(index);
+  if (!byPrincipal) applicable.set(index, (byPrincipal = new Map()));
+  const id = `${p.workspaceId}|${p.personId}|${p.keyId ?? ''}`;
+  let caps = byPrincipal.get(id);
+  if (!caps) {
+    caps = principalScopes(p).reverse().flatMap(({ scope, id: sid }) => index.get(`${scope}:${sid}`) ?? []);
+    if (byPrincipal.size >= 10_000) byPrincipal.clear();
+    byPrincipal.set(id, caps);
+  }
+  return caps;
 }
+
+const applicable = new WeakMap<CapIndex, Map<string, Cap[]>>();

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  GatewayError,
   type CachePort,
   type CatalogModel,
   type CatalogService,
@@ -11,7 +10,7 @@ import {
   type Principal,
   type RequestContext,
 } from '../../kernel/index.js';
-import { applicableCaps, type Scope } from './caps.js';
+import { applicableCaps } from './caps.js';
 import type { BudgetsConfig } from './config.js';
 import { holdChain } from './choose.js';
 import { holdMicroUsd } from './hold-amount.js';
@@ -19,30 +18,23 @@ import { inputTokenBound } from './input-bound.js';
 import { capLines, encodeTrack, holdsSet, type CapLine, type TrackedHold } from './reservation.js';
 import type { Snapshot } from './snapshot.js';
 import type { Totals } from './totals.js';
+import type { CounterSeeds } from './seeds.js';
 import type { LiveHolds } from './live.js';
 import type { Settler } from './settler.js';
+import { holdRecord } from './cover.js';
+import { exceeded, refuseWhileDown, unavailable, type Refusal } from './refusals.js';
 
 export interface HoldDeps {
   cache: CachePort;
   catalog: CatalogService;
   snapshot: () => Snapshot;
   totals: Totals;
+  seeds: CounterSeeds;
   live: LiveHolds;
   settler: Settler;
   dependencies: Dependencies;
   log: Logger;
   config: BudgetsConfig;
-}
-
-interface Refusal { scope: Scope; remaining: number; required: number }
-
-export const unavailable = (cause?: unknown): GatewayError =>
-  new GatewayError('budget_unavailable', 'Budgets or the rate limit cannot be checked right now; nothing was sent. Retry shortly.', { cause });
-
-function exceeded(r: Refusal): GatewayError {
-  return new GatewayError('budget_exceeded', `The ${r.scope} budget has no room for this request, even on a cheaper model; nothing was sent.`, {
-    details: { scope: r.scope, remaining_micro_usd: r.remaining, required_micro_usd: r.required },
-  });
 }
 
 function tracked(rc: RequestContext, p: Principal, model: CatalogModel, amount: number, lines: CapLine[], t: number): TrackedHold {
@@ -61,9 +53,7 @@ export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void |
   const chosen = rc.state.model ?? rc.state.candidates[0];
   if (!principal || !chat || !chosen) return;
   // A database or cache that stopped answering: refuse before anything is reserved or sent.
-  const down = d.dependencies.firstDown();
-  if (down && (down.name === 'cache' || d.config.failClosedOnDatabase)) throw unavailable();
-  if (d.config.failClosedOnDatabase && d.totals.down) throw unavailable();
+  refuseWhileDown(d.dependencies, d.totals, d.config);
   const pending = rc.state.reservations ?? [];
   rc.state.reservations = [];
   const snap = d.snapshot();
@@ -76,7 +66,7 @@ export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void |
   for (const model of chain) {
     const amount = holdMicroUsd(model, input, chat.maxTokens);
     const now = Date.now();
-    const lines = amount > 0 ? capLines(caps, amount, now, d.totals.value, graceMs) : [];
+    const lines = amount > 0 ? capLines(caps, amount, now, graceMs) : [];
     // A counter that already refused a smaller or equal amount would refuse this one too.
     if (lines.some((l) => (rooms.get(l.line.key) ?? Infinity) < amount)) continue;
     const hold = amount > 0 ? tracked(rc, principal, model, amount, lines, now) : undefined;
@@ -85,7 +75,9 @@ export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void |
     const expiresAt = now + d.config.holdExpirySeconds * 1000;
     let result;
     try {
-      result = all.length > 0 || hold ? await d.cache.reserve(all, hold ? { key: holdsSet, member, score: expiresAt } : undefined) : ({ ok: true } as const);
+      const seeded = [...pending.map(() => undefined), ...lines.map((l) => ({ total: l.total, offset: 0 }))];
+      const track = hold ? { key: holdsSet, member, score: expiresAt } : undefined;
+      result = all.length > 0 || hold ? await d.seeds.run(all, seeded, () => d.cache.reserve(all, track)) : ({ ok: true } as const);
     } catch (err) {
       throw unavailable(err);
     }
@@ -104,9 +96,7 @@ export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void |
     const after = rc.state.candidates.slice(rc.state.candidates.indexOf(model) + 1);
     rc.state.candidates = [model, ...after.filter((m) => holdMicroUsd(m, input, chat.maxTokens) <= amount)];
     const live = hold ? d.live.add(hold, member, expiresAt) : undefined;
-    rc.state.hold = live
-      ? { id: live.hold.i, amountMicroUsd: amount, release: (charge, outcome) => d.settler.release(live, charge, outcome) }
-      : null;
+    rc.state.hold = live ? holdRecord(rc, d, live) : null;
     return () => undo(d, pending, live);
   }
   throw exceeded(refusal!);

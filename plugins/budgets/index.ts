@@ -5,7 +5,6 @@ import {
   SnapshotSync,
   CacheToken,
   CatalogToken,
-  chargeMicroUsd,
   DependenciesToken,
   Throttled,
   defineToken,
@@ -13,6 +12,7 @@ import {
   IdentityToken,
   RetentionToken,
   StoreToken,
+  requestChargeMicroUsd,
   TokenCounterToken,
   type PluginContext,
 } from '../../kernel/index.js';
@@ -26,6 +26,7 @@ import { Reaper } from './reaper.js';
 import { holdColumns, Settler } from './settler.js';
 import { changeChannel, emptySnapshot, loadSnapshot, webhookSecretContext, type Snapshot } from './snapshot.js';
 import { Totals } from './totals.js';
+import { CounterSeeds } from './seeds.js';
 import { capRoutes } from './routes/caps.js';
 import { settingRoutes } from './routes/settings.js';
 import { spendRoutes } from './routes/spend.js';
@@ -81,7 +82,8 @@ export default definePlugin({
       holdsFailed.hit();
     }, () => holdsDropped.hit());
     const live = new LiveHolds();
-    const settler = new Settler(cache, live, totals, holdLog, ctx.log, graceMs);
+    const seeds = new CounterSeeds(cache, totals);
+    const settler = new Settler(cache, live, totals, seeds, holdLog, ctx.log, graceMs);
     const configured = cfg.alertWebhook.url ? { url: cfg.alertWebhook.url, secret: ctx.env[cfg.alertWebhook.secretEnv] ?? null } : null;
     const vault = ctx.use(CredentialVaultToken);
     // The stored webhook secret is encrypted like provider keys; it is opened only to sign a delivery.
@@ -96,19 +98,18 @@ export default definePlugin({
         return null;
       }
     };
-    const alerts = new Alerts(store, ctx.log, () => sync.current.caps, webhook, cfg.alertWebhook);
+    const alerts = new Alerts(store, ctx.log, () => sync.current.index, webhook, cfg.alertWebhook);
     totals.onWritten = (rows) => alerts.check(rows);
-    const reaper = new Reaper(cache, store, live, totals, holdLog, ctx.log, { expiryMs: cfg.holdExpirySeconds * 1000, intervalMs: cfg.reaperIntervalMs, graceMs });
+    const reaper = new Reaper(cache, store, live, seeds, holdLog, ctx.log, { expiryMs: cfg.holdExpirySeconds * 1000, intervalMs: cfg.reaperIntervalMs, graceMs });
     running.set(ctx.container, { sync, totals, holdLog, alerts, reaper, settler });
 
     const dependencies = ctx.use(DependenciesToken);
-    ctx.hook('hold', (rc) => holdPhase(rc, { cache, catalog, snapshot: () => sync.current, totals, live, settler, dependencies, log: ctx.log, config: cfg }));
+    ctx.hook('hold', (rc) => holdPhase(rc, { cache, catalog, snapshot: () => sync.current, totals, seeds, live, settler, dependencies, log: ctx.log, config: cfg }));
     ctx.hook('settle', async (rc) => {
-      const { hold, outcome, model } = rc.state;
+      const { hold, outcome } = rc.state;
       if (!hold) return;
-      const usage = outcome?.sent ? outcome.usage : null;
       // The same charge the usage record carries (tracing), so totals equal the sum of usage records.
-      const charge = model && usage ? chargeMicroUsd(model, usage) : 0;
+      const charge = outcome?.sent ? requestChargeMicroUsd(outcome.modelCalls ?? []) : 0;
       const l = live.all.get(hold.id);
       // Sent: committed with the usage record before the counters move. Never sent: charge 0, nothing to keep.
       if (outcome?.sent && l && rc.durable && rc.afterCommit) settler.stage(rc, l, charge);

@@ -1,8 +1,8 @@
 import type { BatchWriter, CachePort, Logger, Store } from '../../kernel/index.js';
 import type { LiveHolds } from './live.js';
-import { decodeTrack, holdsSet, moveLines } from './reservation.js';
+import { decodeTrack, holdsSet, moveLines, movesSeeded, type TrackedHold } from './reservation.js';
+import type { CounterSeeds } from './seeds.js';
 import { holdRow } from './settler.js';
-import type { Totals } from './totals.js';
 
 export interface ReaperSettings {
   expiryMs: number;
@@ -24,7 +24,7 @@ export class Reaper {
     private readonly cache: CachePort,
     private readonly store: Store,
     private readonly live: LiveHolds,
-    private readonly totals: Totals,
+    private readonly seeds: CounterSeeds,
     private readonly holdLog: BatchWriter,
     private readonly log: Logger,
     private readonly s: ReaperSettings,
@@ -52,9 +52,11 @@ export class Reaper {
     for (const l of this.live.all.values()) {
       if (l.expiresAt - now > this.s.expiryMs / 2) continue;
       const expiresAt = now + this.s.expiryMs;
-      // An empty reservation only (re)scores the member: one call per hold, twice per expiry.
-      await this.cache.reserve([], { key: holdsSet, member: l.member, score: expiresAt });
-      l.expiresAt = expiresAt;
+      // An empty reservation only re-scores the member: one call per hold, twice per expiry. Only
+      // while it is there: a hold settled, grown (cover.ts) or reaped meanwhile never comes back.
+      const member = l.member;
+      const r = await this.cache.reserve([], { key: holdsSet, member, score: expiresAt, replaces: member });
+      if (r.ok && l.member === member) l.expiresAt = expiresAt;
     }
   }
 
@@ -69,6 +71,12 @@ export class Reaper {
     );
     for (const r of rows) out.set(r.id, Number(r.charge_micro_usd));
     return out;
+  }
+
+  /** Moves a reaped hold's counters (it is out of the set already); a lost counter is seeded fresh. */
+  private move(h: TrackedHold, delta: number, now: number): Promise<number[]> {
+    const lines = moveLines(h.k, delta, now, this.s.graceMs);
+    return this.seeds.run(lines, movesSeeded(h.k, delta), () => this.cache.adjust(lines), h.i);
   }
 
   private async reap(now: number): Promise<number> {
@@ -95,11 +103,11 @@ export class Reaper {
         const charge = settled.get(h.i);
         if (charge !== undefined) {
           // Its process committed the charge and died before moving the counters: move them now.
-          await this.cache.adjust(moveLines(h.k, h.a, charge - h.a, now, this.totals.value, this.s.graceMs));
+          await this.move(h, charge - h.a, now);
           this.log.info('budget.settle_recovered', { hold_id: h.i });
           continue;
         }
-        await this.cache.adjust(moveLines(h.k, h.a, -h.a, now, this.totals.value, this.s.graceMs));
+        await this.move(h, -h.a, now);
         this.holdLog.add(holdRow(h, null, 'abandoned', now));
         count++;
       }

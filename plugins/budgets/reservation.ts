@@ -1,6 +1,7 @@
-import type { ReserveLine } from '../../kernel/index.js';
+import type { AdjustLine, ReserveLine } from '../../kernel/index.js';
+import type { Seeded } from './seeds.js';
 import { capScopeId, totalKey, type Cap } from './caps.js';
-import { counterTtlMs, type Period } from './periods.js';
+import { counterTtlMs, periodEnd, type Period } from './periods.js';
 
 /** The cache's sorted set of live holds, scored by when each expires unless kept alive. */
 export const holdsSet = 'budget:holds';
@@ -18,23 +19,40 @@ export interface CapLine {
 
 /**
  * The lines that reserve `amount` against every cap: the counter may grow up to the cap's amount.
- * A counter the cache does not have starts from the settled total known in memory (`known`), so
- * seeding needs no database call. Caps sharing a counter (same scope and period) keep the lowest
- * amount, so one counter is never added to twice.
+ * A counter the cache does not have is reported, not started from zero (`mustExist`): its seed is
+ * read fresh (seeds.ts). Caps sharing a counter (same scope and period) keep the lowest amount, so
+ * one counter is never added to twice.
  */
-export function capLines(caps: Cap[], amount: number, t: number, known: (total: string) => number, graceMs: number): CapLine[] {
+export function capLines(caps: Cap[], amount: number, t: number, graceMs: number): CapLine[] {
   const byKey = new Map<string, CapLine>();
   for (const cap of caps) {
-    const total = totalKey(cap.scope, capScopeId(cap), cap.period, t);
+    const { total, counter, end } = periodOf(cap, t);
     const seen = byKey.get(total);
     if (seen && seen.line.limit! <= cap.amountMicroUsd) continue;
     byKey.set(total, {
       cap,
       total,
-      line: { key: counterKey(total), amount, limit: cap.amountMicroUsd, ttlMs: counterTtlMs(cap.period, t, graceMs), seed: known(total) },
+      line: { key: counter, amount, limit: cap.amountMicroUsd, ttlMs: end === null ? undefined : end - t + graceMs, mustExist: true },
     });
   }
   return [...byKey.values()];
+}
+
+/**
+ * A cap's running total, counter key and period end at `t`: the same all day (period keys change
+ * only at a UTC midnight), so they are kept on the cap (snapshot caps are replaced, never edited).
+ */
+interface CapPeriod { day: number; total: string; counter: string; end: number | null }
+const capPeriods = new WeakMap<Cap, CapPeriod>();
+function periodOf(cap: Cap, t: number): CapPeriod {
+  const day = Math.floor(t / 86_400_000);
+  let p = capPeriods.get(cap);
+  if (!p || p.day !== day) {
+    const total = totalKey(cap.scope, capScopeId(cap), cap.period, t);
+    p = { day, total, counter: counterKey(total), end: periodEnd(cap.period, t) };
+    capPeriods.set(cap, p);
+  }
+  return p;
 }
 
 /** What the cache's set of live holds remembers of a hold, so any replica can reap it. */
@@ -68,8 +86,11 @@ export function decodeTrack(member: string): TrackedHold | null {
 
 /**
  * Lines that move held counters by `delta` (settle: charge − hold; reap: −hold). A counter the
- * cache lost restarts from the known total plus this hold, so adding `delta` lands on the truth.
+ * cache lost is reported (`mustExist`) and seeded fresh less `delta`, so the move lands on the truth.
  */
-export function moveLines(keys: TrackedHold['k'], amount: number, delta: number, t: number, known: (total: string) => number, graceMs: number) {
-  return keys.map(([total, period]) => ({ key: counterKey(total), delta, ttlMs: counterTtlMs(period, t, graceMs), seed: known(total) + amount }));
+export function moveLines(keys: TrackedHold['k'], delta: number, t: number, graceMs: number): AdjustLine[] {
+  return keys.map(([total, period]) => ({ key: counterKey(total), delta, ttlMs: counterTtlMs(period, t, graceMs), mustExist: true }));
 }
+
+/** How seeds.ts seeds the move lines of a hold (aligned with `moveLines`). */
+export const movesSeeded = (keys: TrackedHold['k'], delta: number): Seeded[] => keys.map(([total]) => ({ total, offset: -delta }));

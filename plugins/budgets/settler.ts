@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AdjustLine, BatchWriter, CachePort, Logger, RequestContext } from '../../kernel/index.js';
 import type { Live, LiveHolds } from './live.js';
-import { holdsSet, moveLines, type TrackedHold } from './reservation.js';
+import { holdsSet, moveLines, movesSeeded, type TrackedHold } from './reservation.js';
+import type { CounterSeeds } from './seeds.js';
 import type { Totals } from './totals.js';
 
 export type HoldEnd = 'settled' | 'refused' | 'abandoned';
@@ -34,6 +35,7 @@ export class Settler {
     private readonly cache: CachePort,
     private readonly live: LiveHolds,
     private readonly totals: Totals,
+    private readonly seeds: CounterSeeds,
     private readonly holdLog: BatchWriter,
     private readonly log: Logger,
     private readonly graceMs: number,
@@ -50,16 +52,14 @@ export class Settler {
     l.ended = true;
     const h = l.hold;
     const t = Date.now();
-    // Computed before the commit makes the charge known: a lost counter restarts from the total
-    // without it plus the hold, so adding (charge − hold) lands on the total with it.
-    const lines = moveLines(h.k, h.a, charge - h.a, t, this.totals.value, this.graceMs);
+    const lines = moveLines(h.k, charge - h.a, t, this.graceMs);
     if (charge > 0) rc.durable!.push(this.totals.stage({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t));
     rc.durable!.push({ kind: 'insert', table: 'budget_holds', columns: holdColumns, rows: [holdRow(h, charge, 'settled', t)], onConflict: settledWins });
     rc.afterCommit!.push(async () => {
       try {
-        await this.cache.adjust(lines, { key: holdsSet, member: l.member, required: true });
+        await this.move(h, lines, l.member);
       } catch {
-        this.retry(h.i, lines, l.member);
+        this.retry(h, lines, l.member);
       }
       this.live.all.delete(h.i);
     });
@@ -70,22 +70,29 @@ export class Settler {
     if (!this.live.end(l)) return;
     const h = l.hold;
     const t = Date.now();
-    const lines = [...moveLines(h.k, h.a, charge - h.a, t, this.totals.value, this.graceMs), ...extra];
+    const lines = [...moveLines(h.k, charge - h.a, t, this.graceMs), ...extra];
     this.totals.add({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t);
     this.holdLog.add(holdRow(h, charge, outcome, t));
     try {
-      await this.cache.adjust(lines, { key: holdsSet, member: l.member, required: true });
+      await this.move(h, lines, l.member);
     } catch {
-      this.retry(h.i, lines, l.member);
+      this.retry(h, lines, l.member);
     }
   }
 
-  private retry(id: string, lines: AdjustLine[], member: string): void {
+  /** Moves the hold's counters (its first lines) and forgets it; a counter the cache lost is seeded fresh. */
+  private move(h: TrackedHold, lines: AdjustLine[], member: string): Promise<number[]> {
+    const delta = lines[0]?.delta ?? 0;
+    return this.seeds.run(lines, movesSeeded(h.k, delta), () => this.cache.adjust(lines, { key: holdsSet, member, required: true }), h.i);
+  }
+
+  private retry(h: TrackedHold, lines: AdjustLine[], member: string): void {
+    const id = h.i;
     const run = (async () => {
       for (let attempt = 2; attempt <= 10 && !this.stopped; attempt++) {
         await sleep(Math.min(250 * 2 ** (attempt - 2), 30_000), undefined, { ref: false });
         try {
-          await this.cache.adjust(lines, { key: holdsSet, member, required: true });
+          await this.move(h, lines, member);
           return;
         } catch {
           // still away; try again

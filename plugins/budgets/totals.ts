@@ -1,4 +1,4 @@
-import type { AddToTotals, Logger, Principal, Store } from '../../kernel/index.js';
+import type { AddToTotals, Logger, Principal, Store, TotalAfter } from '../../kernel/index.js';
 import { capScopeId, chargedTotalKeys, totalKey, type Cap } from './caps.js';
 
 /** A running total that crossed upward in a flush: its key, the amount before and after. */
@@ -19,6 +19,8 @@ const errorCode = (err: unknown): string => String((err as { code?: string }).co
 export class Totals {
   private known = new Map<string, number>();
   private pending = new Map<string, number>();
+  /** Charges taken out of `pending` by a write that has not answered yet. */
+  private writingNow = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private refresher: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
@@ -71,19 +73,54 @@ export class Totals {
       valueColumn: 'total_micro_usd',
       touchColumn: 'updated_at',
       now: t,
-      deltas: chargedTotalKeys(p, t).map((k) => [k, charge]),
-      onTotals: (rows) => {
-        // Never lower what is known: a refresh may already have seen this charge.
-        for (const r of rows) this.known.set(r.key, Math.max(this.value(r.key), r.after));
-        this.onWritten(rows.map((r) => ({ key: r.key, before: r.after - r.added, after: r.after })));
-      },
+      keys: chargedTotalKeys(p, t),
+      amount: charge,
+      onTotals: this.committed,
     };
   }
+
+  /** Once per committed group (one function for every request, so the group commit calls it once). */
+  private readonly committed = (rows: TotalAfter[]): void => {
+    // Never lower what is known: a refresh may already have seen this charge.
+    for (const r of rows) this.known.set(r.key, Math.max(this.value(r.key), r.after));
+    this.onWritten(rows.map((r) => ({ key: r.key, before: r.after - r.added, after: r.after })));
+  };
 
   /** Reloads the current period's totals of every capped scope (plus charges not yet written). */
   async refresh(t = Date.now()): Promise<void> {
     const keys = [...new Set(this.caps().map((c) => totalKey(c.scope, capScopeId(c), c.period, t)))];
-    const next = new Map<string, number>();
+    const next = await this.read(keys);
+    for (const [k, v] of this.unwritten()) next.set(k, (next.get(k) ?? 0) + v);
+    // Totals only grow: a read that raced a commit this process just made must not lower them.
+    for (const [k, v] of next) next.set(k, Math.max(v, this.known.get(k) ?? 0));
+    this.known = next;
+  }
+
+  /**
+   * The totals of `keys` read from the database now, plus this process's charges not yet written
+   * (for seeding a counter the cache lost: seeds.ts). A write racing the read may count twice,
+   * never zero times. Rejects when the database does not answer.
+   */
+  async fresh(keys: string[]): Promise<Map<string, number>> {
+    const read = await this.read(keys);
+    const unwritten = this.unwritten();
+    const out = new Map<string, number>();
+    for (const k of keys) {
+      const v = (read.get(k) ?? 0) + (unwritten.get(k) ?? 0);
+      out.set(k, v);
+      this.known.set(k, Math.max(v, this.value(k)));
+    }
+    return out;
+  }
+
+  private unwritten(): Map<string, number> {
+    const out = new Map(this.pending);
+    for (const [k, v] of this.writingNow) out.set(k, (out.get(k) ?? 0) + v);
+    return out;
+  }
+
+  private async read(keys: string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
     try {
       for (let i = 0; i < keys.length || i === 0; i += 500) {
         const chunk = keys.slice(i, i + 500);
@@ -91,7 +128,7 @@ export class Totals {
           ? `select total_key, total_micro_usd from budget_totals where total_key in (${chunk.map(() => '?').join(',')})`
           : 'select 1 as total_key, 0 as total_micro_usd where 1 = 0';
         for (const r of await this.store.execute<{ total_key: string; total_micro_usd: string | number }>(sql, chunk)) {
-          next.set(r.total_key, Number(r.total_micro_usd));
+          out.set(r.total_key, Number(r.total_micro_usd));
         }
       }
     } catch (err) {
@@ -99,10 +136,7 @@ export class Totals {
       throw err;
     }
     this.health(null);
-    for (const [k, v] of this.pending) next.set(k, (next.get(k) ?? 0) + v);
-    // Totals only grow: a read that raced a commit this process just made must not lower them.
-    for (const [k, v] of next) next.set(k, Math.max(v, this.known.get(k) ?? 0));
-    this.known = next;
+    return out;
   }
 
   /** Writes pending charges now; resolves when written (or kept for the next try). */
@@ -117,6 +151,7 @@ export class Totals {
     if (this.pending.size === 0) return;
     const batch = [...this.pending];
     this.pending.clear();
+    this.writingNow = new Map(batch);
     const now = Date.now();
     const written: Written[] = [];
     while (batch.length > 0) {
@@ -138,6 +173,7 @@ export class Totals {
         break;
       }
     }
+    this.writingNow = new Map();
     if (batch.length === 0) this.health(null);
     if (written.length > 0) this.onWritten(written);
   }

@@ -6,6 +6,9 @@ import { Micro, ModelView } from './views.js';
 
 const tag = 'catalog';
 const access = 'instance-admin' as const;
+const NewOutputLimit = Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+  description: 'Output tokens sent with a request that sets no limit and held against budgets, at most the catalogue\'s; null returns to the catalogue\'s',
+});
 const NewPrice = Type.Union([Type.Number(), Type.String(), Type.Null()], { description: 'US dollars per million tokens ("2.50"); null returns to the catalogue price' });
 
 /** A built-in model as the catalogue ships it and as the service uses it (after an admin's change). */
@@ -14,6 +17,7 @@ const BuiltInModelView = Type.Composite([
   Type.Object({
     catalogue_input_micro_usd_per_mtok: Micro,
     catalogue_output_micro_usd_per_mtok: Micro,
+    catalogue_output_limit: Type.Integer({ description: 'The model\'s maximum completion size in the catalogue; output_limit is at most this' }),
     hidden: Type.Boolean({ description: 'Hidden models are not listed and not called' }),
   }),
 ]);
@@ -26,7 +30,8 @@ function view(m: CatalogModel, o: OverrideRow | undefined) {
     provider: m.provider,
     model_id: m.upstreamId,
     context_window: m.contextWindow,
-    output_limit: m.outputLimit,
+    output_limit: Math.min(o?.outputLimit ?? m.outputLimit, m.outputLimit),
+    catalogue_output_limit: m.outputLimit,
     input_price: formatPrice(input),
     output_price: formatPrice(output),
     input_micro_usd_per_mtok: input,
@@ -72,8 +77,13 @@ export function builtInModelRoutes(admin: AdminApi, core: CatalogCore): void {
   });
 
   admin.route({
-    method: 'PATCH', path: '/built-in-models/:name', summary: 'Hide or re-price a built-in model', tag, access,
-    body: Type.Object({ hidden: Type.Optional(Type.Boolean()), input_price: Type.Optional(NewPrice), output_price: Type.Optional(NewPrice) }),
+    method: 'PATCH', path: '/built-in-models/:name', summary: 'Hide, re-price or lower the output limit of a built-in model', tag, access,
+    body: Type.Object({
+      hidden: Type.Optional(Type.Boolean()),
+      input_price: Type.Optional(NewPrice),
+      output_price: Type.Optional(NewPrice),
+      output_limit: Type.Optional(NewOutputLimit),
+    }),
     response: BuiltInModelView,
     handler: async ({ params, body }) => {
       const m = load(params.name!);
@@ -84,8 +94,13 @@ export function builtInModelRoutes(admin: AdminApi, core: CatalogCore): void {
         hidden: body.hidden ?? before?.hidden ?? false,
         inputMicroUsdPerMTok: price(body.input_price, 'input_price', before?.inputMicroUsdPerMTok),
         outputMicroUsdPerMTok: price(body.output_price, 'output_price', before?.outputMicroUsdPerMTok),
+        outputLimit: body.output_limit === undefined ? (before?.outputLimit ?? null) : body.output_limit,
       };
-      if (!next.hidden && next.inputMicroUsdPerMTok === null && next.outputMicroUsdPerMTok === null) await core.builtInRepo.deleteOverride(m.name);
+      if (next.outputLimit !== null && next.outputLimit > m.outputLimit) {
+        throw new GatewayError('invalid_request', `output_limit: at most ${m.outputLimit}, the model's maximum completion size in the catalogue.`, { param: 'output_limit' });
+      }
+      const untouched = next.inputMicroUsdPerMTok === null && next.outputMicroUsdPerMTok === null && next.outputLimit === null;
+      if (!next.hidden && untouched) await core.builtInRepo.deleteOverride(m.name);
       else await core.builtInRepo.saveOverride(next, new Date());
       await core.changed();
       return view(m, (await overrides()).get(m.name));

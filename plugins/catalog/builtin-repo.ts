@@ -20,6 +20,8 @@ export interface OverrideRow {
   hidden: boolean;
   inputMicroUsdPerMTok: number | null;
   outputMicroUsdPerMTok: number | null;
+  /** A lower output limit than the catalogue's (null keeps the catalogue's). */
+  outputLimit: number | null;
   updatedAt: Date;
 }
 
@@ -45,6 +47,7 @@ function toOverride(r: Raw): OverrideRow {
     hidden: Number(r.hidden) === 1,
     inputMicroUsdPerMTok: numOrNull(r.input_micro_usd_per_mtok),
     outputMicroUsdPerMTok: numOrNull(r.output_micro_usd_per_mtok),
+    outputLimit: numOrNull(r.output_limit),
     updatedAt: date(r.updated_at),
   };
 }
@@ -98,10 +101,10 @@ export class BuiltInRepo {
 
   async saveOverride(o: Omit<OverrideRow, 'updatedAt'>, now: Date): Promise<void> {
     await this.store.execute(
-      `insert into catalog_model_overrides (name, hidden, input_micro_usd_per_mtok, output_micro_usd_per_mtok, updated_at) values (?, ?, ?, ?, ?)
+      `insert into catalog_model_overrides (name, hidden, input_micro_usd_per_mtok, output_micro_usd_per_mtok, output_limit, updated_at) values (?, ?, ?, ?, ?, ?)
        on conflict (name) do update set hidden = excluded.hidden, input_micro_usd_per_mtok = excluded.input_micro_usd_per_mtok,
-         output_micro_usd_per_mtok = excluded.output_micro_usd_per_mtok, updated_at = excluded.updated_at`,
-      [o.name, o.hidden ? 1 : 0, o.inputMicroUsdPerMTok, o.outputMicroUsdPerMTok, now.toISOString()],
+         output_micro_usd_per_mtok = excluded.output_micro_usd_per_mtok, output_limit = excluded.output_limit, updated_at = excluded.updated_at`,
+      [o.name, o.hidden ? 1 : 0, o.inputMicroUsdPerMTok, o.outputMicroUsdPerMTok, o.outputLimit, now.toISOString()],
     );
   }
 

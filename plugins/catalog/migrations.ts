@@ -64,6 +64,8 @@ const feedList = `create table catalog_feed_list (
   applied_at varchar(40) not null
 )`;
 
+const addOutputLimit = 'alter table catalog_model_overrides add column output_limit integer';
+
 /** The catalog's tables. */
 export const migrations: Migration[] = [
   { id: 'catalog-001-providers-models', sqlite: [providers, models, index], postgresql: [providers, models, index] },
@@ -71,4 +73,6 @@ export const migrations: Migration[] = [
   // A model's own upstream deadlines over its provider's (JSON, null for none): issue 19.
   { id: 'catalog-003-model-deadlines', sqlite: ['alter table catalog_models add column deadlines text'], postgresql: ['alter table catalog_models add column deadlines text'] },
   { id: 'catalog-004-feed-list', sqlite: [feedList], postgresql: [feedList] },
+  // An admin's lower output limit for a built-in model (null keeps the catalogue's): smaller holds.
+  { id: 'catalog-005-override-output-limit', sqlite: [addOutputLimit], postgresql: [addOutputLimit] },
 ];

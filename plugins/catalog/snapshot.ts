@@ -28,7 +28,13 @@ function builtInRow(name: string, vendor: string, address: string, key: KeyRow |
 function overridden(m: CatalogModel, o: OverrideRow | undefined): CatalogModel | undefined {
   if (!o) return m;
   if (o.hidden) return undefined;
-  return Object.freeze({ ...m, inputMicroUsdPerMTok: o.inputMicroUsdPerMTok ?? m.inputMicroUsdPerMTok, outputMicroUsdPerMTok: o.outputMicroUsdPerMTok ?? m.outputMicroUsdPerMTok });
+  return Object.freeze({
+    ...m,
+    inputMicroUsdPerMTok: o.inputMicroUsdPerMTok ?? m.inputMicroUsdPerMTok,
+    outputMicroUsdPerMTok: o.outputMicroUsdPerMTok ?? m.outputMicroUsdPerMTok,
+    // Never above the catalogue's: a feed that lowers the model's maximum wins over an older setting.
+    outputLimit: Math.min(o.outputLimit ?? m.outputLimit, m.outputLimit),
+  });
 }
 
 /**

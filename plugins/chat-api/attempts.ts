@@ -8,6 +8,7 @@ import {
 import type { Cooldown } from './cooldown.js';
 import { contextError, tooLong } from './context-fit.js';
 import { backoffMs, fallbackCodes, isTransient, pause, requestedWaitMs, type UpstreamConfig } from './retry-policy.js';
+import { metered } from './metered.js';
 import { streamReply, wholeReply, type ReplyEnv } from './replies.js';
 
 export interface AttemptEnv extends ReplyEnv {
@@ -31,7 +32,7 @@ export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: Abor
   const outcome = state.outcome!;
   const first = state.model ?? state.candidates[0]!;
   const chain = [first, ...state.candidates.filter((m) => m !== first)].filter((m) => chat.maxTokens === undefined || chat.maxTokens <= m.outputLimit);
-  const attempts = (outcome.attempts = []) as NonNullable<typeof outcome.attempts>;
+  outcome.attempts = [];
   const deadlineAt = ctx.startedAt + env.config.attemptsDeadlineMs;
   const inputTokens = env.counter.input(chat);
   if (chain.length === 0) {
@@ -56,29 +57,22 @@ export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: Abor
       state.model = model;
       const call: UpstreamCall = { model, request: { ...chat, maxTokens }, signal, onMalformed: () => onMalformed(ctx, env) };
       if (model.deadlines) call.deadlines = model.deadlines;
-      const record = { model: model.name, provider: model.provider, start: performance.now() - ctx.startedAt, end: 0, outcome: 'ok', retry: retry > 0 };
-      attempts.push(record);
-      outcome.sent = true;
       try {
-        const base = env.registry.adapter(model.provider, ctx.state.principal?.workspaceId);
+        // Each model call through it gets its attempt record, the hold's output rules and its charge.
+        const base = metered(ctx, env, env.registry.adapter(model.provider, ctx.state.principal?.workspaceId), retry > 0);
         // The tools plugin's server-side loop (kernel/contracts/tools.ts) runs inside the adapter call.
         const adapter = ctx.state.toolLoop?.wrap(base) ?? base;
         if (chat.stream) await streamReply(ctx, adapter, call, env);
-        else await wholeReply(ctx, adapter, call, env);
-        record.end = performance.now() - ctx.startedAt;
-        record.outcome = outcome.errorCode ?? 'ok';
+        else await wholeReply(ctx, adapter, call);
         env.cooldown.succeeded(model.name);
         if (i > 0) env.stats.counts.fallbacks++;
         return;
       } catch (err) {
-        record.end = performance.now() - ctx.startedAt;
         if (signal.aborted || ctx.res.headersSent) {
-          record.outcome = 'aborted';
           env.cooldown.released(model.name);
           throw signal.aborted ? signal.reason : err;
         }
         const g = toGatewayError(err);
-        record.outcome = g.code;
         last = g;
         if (!isTransient(g)) {
           env.cooldown.released(model.name);

@@ -1,4 +1,4 @@
-import { GatewayError, type RequestContext } from '../../kernel/index.js';
+import { GatewayError, sumUsage, type RequestContext } from '../../kernel/index.js';
 import { attempt, type AttemptEnv } from './attempts.js';
 
 declare module '../../kernel/index.js' {
@@ -42,6 +42,8 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
     if (deps.lifecycle.expired.aborted && !ctx.res.headersSent && !ctx.signal.aborted) return refuseShuttingDown(ctx);
     throw err;
   } finally {
+    // What each model call produced was added as it ended (metered.ts): the record's token counts.
+    outcome.usage = sumUsage(outcome.modelCalls ?? []);
     ctx.signal.removeEventListener('abort', onClientGone);
     deps.lifecycle.expired.removeEventListener('abort', onExpired);
     ctx.stopped.removeEventListener('abort', onStopped);

@@ -15,6 +15,8 @@ import {
   DispatchStatsToken,
   TokenCounterToken,
   type TokenCounter,
+  checkCsrf,
+  type Logger,
 } from '../../kernel/index.js';
 import { validateChatRequest } from './validate.js';
 import { selectExplicit, checkCapabilities } from './select.js';
@@ -28,6 +30,15 @@ import { Stats } from './stats.js';
 import { counterOr } from './usage.js';
 
 const MB = 1024 * 1024;
+
+/**
+ * The settle's error callback, made outside the route handler: it lives until the request's money
+ * records are committed (a few ms after the reply), and a closure made inside the handler would
+ * keep the whole request (body, context, response) alive with it, into V8's old generation.
+ */
+function settleFailed(log: Logger, requestId: string): (plugin: string) => void {
+  return (plugin) => log.error('plugin.hook_failed', { plugin, phase: 'settle', request_id: requestId });
+}
 
 /**
  * The model API (SPEC.md Endpoints): GET /v1/models and POST /v1/chat/completions. It runs every
@@ -53,6 +64,9 @@ export default definePlugin({
 
     ctx.hook('authenticate', (rc) => {
       rc.state.principal = identity.authenticate(rc.req.headers);
+      // A person's chat page signs its model requests with the session cookie: like the admin API,
+      // a cookie-signed POST must carry x-svc-csrf (checked after the credential, so a bad one is 401).
+      checkCsrf('POST', rc.req.headers);
     });
     ctx.hook('validate', (rc) => {
       const { chat, needs } = validateChatRequest(rc.body, limits);
@@ -112,7 +126,7 @@ export default definePlugin({
         renderError(rc.res, g, rctx.headers);
       } finally {
         // A failing settle hook must not stop the others, nor go unseen.
-        await pipeline.settle(rctx, (plugin) => ctx.log.error('plugin.hook_failed', { plugin, phase: 'settle', request_id: rc.id }));
+        await pipeline.settle(rctx, settleFailed(ctx.log, rc.id));
       }
     });
   },

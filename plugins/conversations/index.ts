@@ -1,6 +1,7 @@
-import { AdminApiToken, BatchWriter, ConversationsToken, definePlugin, GatewayError, StoreToken, Type, defineToken, type PluginContext } from '../../kernel/index.js';
+import { AdminApiToken, BatchWriter, ConversationsToken, definePlugin, GatewayError, RetentionToken, StoreToken, Type, defineToken, type PluginContext } from '../../kernel/index.js';
 import { newMessages, replyMessage, tapResponse } from './capture.js';
 import { migrations } from './migrations.js';
+import { conversationRetention } from './retention-kinds.js';
 import { conversationRoutes } from './routes.js';
 import { Conversations, messageColumns } from './service.js';
 
@@ -60,10 +61,15 @@ export default definePlugin({
       const text = read();
       const reply = text === null ? null : replyMessage(text, rc.state.chat!.stream);
       if (!reply) return;
-      conversations.append(conv.id, rc.id, [...newMessages(rc.state.chat!.messages), reply], rc.state.model?.name ?? null);
+      // An approval's answer resends the stopped request's messages, which history already holds.
+      const added = rc.state.answersApproval ? [] : newMessages(rc.state.chat!.messages);
+      conversations.append(conv.id, rc.id, [...added, reply], rc.state.model?.name ?? null);
     });
 
     conversationRoutes(ctx.use(AdminApiToken), conversations);
+  },
+  start(ctx) {
+    for (const k of conversationRetention) ctx.optional(RetentionToken)?.register(k);
   },
   async stop(ctx) {
     await stateOf(ctx).writer.flush();

@@ -15,6 +15,8 @@ const Decision = Type.Union([
   Type.Null(),
 ], { description: 'The routing decision kept for the conversation (null until its first auto request)' });
 
+const Title = Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'Shown in the chat page\'s list; at most 200 characters' });
+
 const ConversationView = Type.Object({
   id: Type.String(),
   title: Type.Union([Type.String(), Type.Null()]),
@@ -44,7 +46,7 @@ export function conversationRoutes(admin: AdminApi, conversations: Conversations
   };
   admin.route({
     method: 'POST', path: '/workspaces/:workspaceId/conversations', summary: 'Start a conversation; name it in x-svc-conversation on model requests', tag, access, status: 201,
-    body: Type.Object({ title: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])) }),
+    body: Type.Object({ title: Type.Optional(Title) }),
     response: ConversationView,
     handler: async ({ caller, params, body }) =>
       view(await conversations.create({ workspaceId: params.workspaceId!, personId: caller!.personId, keyId: caller!.keyId, title: body.title ?? null })),
@@ -62,6 +64,15 @@ export function conversationRoutes(admin: AdminApi, conversations: Conversations
       const c = await own(caller, params.workspaceId!, params.id!);
       const messages = (await conversations.history(c.id)).map((m) => ({ message: m.message as unknown as Record<string, never>, request_id: m.requestId, model: m.model, created_at: m.createdAt.toISOString() }));
       return { ...view(c), messages };
+    },
+  });
+  admin.route({
+    method: 'PATCH', path: '/workspaces/:workspaceId/conversations/:id', summary: 'Rename a conversation (title null clears it)', tag, access,
+    body: Type.Object({ title: Title }),
+    response: ConversationView,
+    handler: async ({ caller, params, body }) => {
+      const c = await own(caller, params.workspaceId!, params.id!);
+      return view(await conversations.rename(c.id, body.title === null ? null : body.title.trim() || null));
     },
   });
   admin.route({

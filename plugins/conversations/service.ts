@@ -24,6 +24,8 @@ export const newConversationId = (): string => `conv_${randomId(12, 'base64url')
  */
 export class Conversations implements ConversationsService {
   private seq = 0;
+  /** When this process last moved a conversation's `updated_at`. */
+  private readonly touched = new Map<string, number>();
   constructor(
     private readonly store: Store,
     private readonly history$: BatchWriter,
@@ -48,6 +50,13 @@ export class Conversations implements ConversationsService {
     return rows.map(fromRow);
   }
 
+  /** Sets the title (null clears it); the conversation must already be the caller's (routes check). */
+  async rename(id: string, title: string | null): Promise<Conversation> {
+    await this.store.execute('update conversations set title = ?, updated_at = ? where id = ?', [title, Date.now(), id]);
+    const rows = await this.store.execute<ConversationRow>('select * from conversations where id = ?', [id]);
+    return fromRow(rows[0]!);
+  }
+
   async remove(id: string): Promise<void> {
     await this.flush(); // history still buffered for it must not outlive it
     await this.store.transaction(async (exec) => {
@@ -61,9 +70,17 @@ export class Conversations implements ConversationsService {
     return rows.map((r) => ({ message: JSON.parse(r.message) as ChatMessage, requestId: r.request_id, model: r.model, createdAt: new Date(Number(r.created_at)) }));
   }
 
-  /** `model` is recorded on the assistant messages (the replies). */
+  /**
+   * `model` is recorded on the assistant messages (the replies). The conversation's last activity
+   * moves too (retention counts from it), at most once a minute per conversation.
+   */
   append(id: string, requestId: string, messages: ChatMessage[], model: string | null = null): void {
     const now = Date.now();
+    if ((this.touched.get(id) ?? 0) < now - 60_000) {
+      this.touched.set(id, now);
+      if (this.touched.size > 10_000) this.touched.clear();
+      void this.store.execute('update conversations set updated_at = ? where id = ? and updated_at < ?', [now, id, now]).catch(() => this.touched.delete(id));
+    }
     // Positions only ever grow in this process, so one request's several appends keep their order.
     for (const m of messages) this.history$.add([`msg_${randomId(12, 'base64url')}`, id, requestId, this.seq++, JSON.stringify(m), m.role === 'assistant' ? model : null, now]);
   }

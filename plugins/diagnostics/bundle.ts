@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { TarArchive } from 'archiver';
 import type { CachePort, DiagnosticsJob, DiagnosticsSource, HealthReport, KernelConfig, Store } from '../../kernel/index.js';
 import { cachePart, countsPart, databasePart, failedPart } from './data.js';
 import { part, reason, within } from './safe.js';
@@ -80,6 +79,8 @@ export async function collect(s: Sources): Promise<Record<string, unknown>> {
 /** The bundle: a gzip tar of the collected files under `svc-diagnostics/`. */
 export async function bundle(s: Sources): Promise<Buffer> {
   const files = await collect(s);
+  // archiver and its dependencies load only when a bundle is made, not in every running service.
+  const { TarArchive } = await import('archiver');
   const archive = new TarArchive({ gzip: true });
   const chunks: Buffer[] = [];
   archive.on('data', (c: Buffer) => chunks.push(c));

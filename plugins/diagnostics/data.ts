@@ -1,6 +1,5 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Redis } from 'ioredis';
 import type { KernelConfig, Store } from '../../kernel/index.js';
 
 type Row = Record<string, unknown>;
@@ -27,6 +26,8 @@ export async function databasePart(store: Store, kernel: KernelConfig): Promise<
 /** Redis version, memory and key count over a short-lived connection of its own; the in-process cache has none. */
 export async function cachePart(kernel: KernelConfig): Promise<unknown> {
   if (!kernel.cache.url) return { kind: 'memory' };
+  // Loaded here: the embedded shape never loads the Redis client otherwise.
+  const { Redis } = await import('ioredis');
   const redis = new Redis(kernel.cache.url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
   redis.on('error', () => {});
   try {

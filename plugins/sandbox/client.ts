@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { request, type ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import type { EgressAllowEntry, Reach, SandboxClient, SandboxExit, SandboxSession, SandboxStart } from '../../kernel/index.js';
 
@@ -14,10 +14,14 @@ export interface SandboxClientOptions {
 }
 
 const protocol = 'svc-sandbox.v1';
+/** The sandbox's own message limit by default (SVC_SANDBOX_MAX_MESSAGE_BYTES); a frame adds its envelope. */
+const defaultMaxMessageBytes = 10 * 1024 * 1024;
+const frameOverhead = 1024;
 
 /** The main service's client of `svc sandbox` and `svc egress` (SandboxClientToken). */
 export function createSandboxClient(o: SandboxClientOptions): SandboxClient {
   return {
+    configured: o.sandboxUrl !== '',
     open: (start) => new Session(o, start),
     async reachability() {
       return { sandbox: await probe(o.sandboxUrl, o.timeoutMs), egress: await probe(o.egressUrl, o.timeoutMs) };
@@ -53,6 +57,7 @@ class Session implements SandboxSession {
   onerror?: (error: Error) => void;
   readonly exited: Promise<SandboxExit>;
   private socket: Socket | null = null;
+  private req: ClientRequest | null = null;
   private settle!: (exit: SandboxExit) => void;
   private ended = false;
 
@@ -65,7 +70,7 @@ class Session implements SandboxSession {
     return new Promise((resolve, reject) => {
       if (!this.o.sandboxUrl) return this.finish({ reason: 'unreachable', code: null }, reject);
       const url = new URL('/v1/calls', this.o.sandboxUrl);
-      const req = request({ host: url.hostname, port: url.port || 80, path: url.pathname, timeout: this.o.timeoutMs, headers: { connection: 'Upgrade', upgrade: protocol, authorization: `Bearer ${this.o.sandboxSecret}` } });
+      const req = (this.req = request({ host: url.hostname, port: url.port || 80, path: url.pathname, timeout: this.o.timeoutMs, headers: { connection: 'Upgrade', upgrade: protocol, authorization: `Bearer ${this.o.sandboxSecret}` } }));
       req.on('timeout', () => req.destroy(new Error('timeout')));
       req.on('error', () => this.finish({ reason: 'unreachable', code: null }, reject));
       req.on('response', (res) => {
@@ -73,22 +78,34 @@ class Session implements SandboxSession {
         this.finish({ reason: 'unreachable', code: null }, reject);
       });
       req.on('upgrade', (_res, socket) => {
+        if (this.ended) return void socket.destroy(); // closed while connecting: start nothing
         req.setTimeout(0);
         socket.setTimeout(0);
         this.socket = socket;
         let buffered = '';
         socket.setEncoding('utf8');
+        // The sandbox enforces the limit; this bound only keeps a broken peer from filling memory.
+        const maxFrame = (this.spec.maxMessageBytes ?? defaultMaxMessageBytes) + frameOverhead;
         socket.on('data', (text: string) => {
           buffered += text;
           for (let nl = buffered.indexOf('\n'); nl !== -1; nl = buffered.indexOf('\n')) {
             const line = buffered.slice(0, nl);
             buffered = buffered.slice(nl + 1);
-            this.frame(JSON.parse(line) as Frame, resolve, reject);
+            let frame: Frame;
+            try {
+              frame = JSON.parse(line) as Frame;
+            } catch {
+              return this.finish({ reason: 'unreachable', code: null }, reject); // not the sandbox's protocol
+            }
+            this.frame(frame, resolve, reject);
           }
+          if (buffered.length > maxFrame) this.finish({ reason: 'message_too_large', code: null }, reject);
         });
         socket.on('error', () => this.finish({ reason: 'unreachable', code: null }, reject));
-        socket.on('close', () => this.finish({ reason: 'closed', code: null }, reject));
-        socket.write(JSON.stringify({ type: 'start', command: this.spec.command, args: this.spec.args, env: this.spec.env ?? {} }) + '\n');
+        // The sandbox ends every call with an `exit` frame; a connection that drops without one means it went away.
+        socket.on('close', () => this.finish({ reason: 'unreachable', code: null }, reject));
+        const { command, args, env, maxMessageBytes } = this.spec;
+        socket.write(JSON.stringify({ type: 'start', command, args, env: env ?? {}, ...(maxMessageBytes ? { maxMessageBytes } : {}) }) + '\n');
       });
       req.end();
     });
@@ -101,6 +118,7 @@ class Session implements SandboxSession {
 
   async close(): Promise<void> {
     this.socket?.end();
+    if (!this.socket) this.req?.destroy();
     this.finish({ reason: 'closed', code: null });
   }
 

@@ -52,6 +52,14 @@ export class Approvals {
     return { id, serverId: row.server_id, tool: row.tool, paused: JSON.parse(row.loop) as PausedLoop };
   }
 
+  /**
+   * Puts an answered approval back to waiting: its answer was refused before it took effect (the
+   * request was rate limited, over budget or stopped before the loop ran), so it can be answered again.
+   */
+  async reopen(id: string): Promise<void> {
+    await this.store.execute("update tool_approvals set state = 'waiting', answered_at = null where id = ? and state in ('approved', 'denied')", [id]);
+  }
+
   async grant(p: Principal, serverId: string, tool: string): Promise<void> {
     await this.store.execute(
       'insert into tool_grants (workspace_id, person_id, server_id, tool, created_at) values (?, ?, ?, ?, ?) on conflict do nothing',

@@ -1,10 +1,11 @@
-import { AdminApiToken, CredentialVaultToken, definePlugin, GatewayError, RetentionToken, StoreToken, Type, type Principal, type RequestContext, type ToolDefinition } from '../../kernel/index.js';
+import { AdminApiToken, CacheToken, CredentialVaultToken, definePlugin, GatewayError, RetentionToken, SandboxClientToken, StoreToken, Type, type Principal, type RequestContext, type ToolDefinition } from '../../kernel/index.js';
 import { Approvals } from './approvals.js';
 import { ToolCatalog, type WorkspaceTool } from './catalog.js';
 import { ServerToolLoop } from './loop.js';
 import { ToolServerFailure } from './mcp.js';
 import { migrations } from './migrations.js';
 import { functionName } from './names.js';
+import { OAuthSignIn, signInRetention } from './oauth/index.js';
 import { CallRecords } from './records.js';
 import { toolRoutes } from './routes.js';
 import { keyOf, Runner, type OfferedTools, type RunnerEnv } from './runner.js';
@@ -13,6 +14,7 @@ import { Turns } from './turns.js';
 declare module '../../kernel/index.js' {
   interface LogEvents {
     'tools.list_failed': { request_id: string; server_id: string; kind: string };
+    'tools.reopen_failed': { request_id: string };
   }
 }
 
@@ -38,16 +40,27 @@ export default definePlugin({
     maxResultChars: Type.Integer({ minimum: 100, default: 32_000 }),
     /** How long a replica keeps a server's tool list before listing it again. */
     listTtlMs: Type.Integer({ minimum: 0, default: 300_000 }),
+    /** svc's address as browsers reach it (OAuth redirect URI); empty: the sign-in request's host. */
+    publicUrl: Type.String({ default: '', pattern: '^(https?://[^/?#]+(/[^?#]*)?)?$' }),
+    /** How long a started OAuth sign-in waits for its callback before it is unfinished for good. */
+    signInTtlMs: Type.Integer({ minimum: 1000, default: 600_000 }),
   }),
   migrations,
   register(ctx) {
     const store = ctx.use(StoreToken);
     const c = ctx.config;
     const limits = { maxBytes: c.maxResponseBytes, timeoutMs: c.callTimeoutMs, listTtlMs: c.listTtlMs, resultChars: c.maxResultChars, maxSteps: c.maxSteps };
-    const catalog = new ToolCatalog(store, ctx.use(CredentialVaultToken), limits);
+    const vault = ctx.use(CredentialVaultToken);
+    // Command-line servers run in the sandbox (plugin `sandbox`, optional: registered after this one, so looked up when used).
+    const sandbox = () => ctx.optional(SandboxClientToken);
+    // The sign-in checks the catalog's allow-list (only when it runs); the catalog asks the sign-in for tokens.
+    const oauth = new OAuthSignIn(store, vault, ctx.use(CacheToken), ctx.log, limits, (url) => catalog.originAllowed(url), { ttlMs: c.signInTtlMs, publicUrl: c.publicUrl });
+    const catalog: ToolCatalog = new ToolCatalog(store, vault, limits, sandbox, oauth.access);
     const records = new CallRecords(store);
     const approvals = new Approvals(store);
     const env: RunnerEnv = { catalog, records, approvals, log: ctx.log, limits };
+    /** The loops of requests that answer an approval, to tell at settle whether the answer took effect. */
+    const answering$ = new WeakMap<RequestContext, Turns>();
 
     /** The enabled tools of the workspace, named for the model; a server that cannot be listed is left out. */
     const offer = async (rc: RequestContext, p: Principal, taken: Set<string>): Promise<OfferedTools> => {
@@ -93,6 +106,7 @@ export default definePlugin({
         await records.answer(approval.id, approve ? 'approved' : 'refused');
         if (scope === 'always') await approvals.grant(p, approval.serverId, approval.tool);
         resume = { approval, approve };
+        rc.state.answersApproval = approval.id;
       }
       const chat = rc.state.chat!;
       const taken = new Set((chat.tools ?? []).map((t) => t.function.name));
@@ -107,13 +121,31 @@ export default definePlugin({
         if (rc.state.needs) rc.state.needs.tools = true;
       }
       const runner = new Runner(env, rc, p, offered);
-      rc.state.toolLoop = new ServerToolLoop(rc, new Turns(rc, p, conv.id, runner, approvals, resume), c.maxSteps);
+      const turns = new Turns(rc, p, conv.id, runner, approvals, resume);
+      if (resume) answering$.set(rc, turns);
+      rc.state.toolLoop = new ServerToolLoop(rc, turns, c.maxSteps);
     });
 
-    toolRoutes(ctx.use(AdminApiToken), catalog, records);
+    // An answer whose request was refused before the loop ran (429, 402, 503, a provider refusal
+    // before the first model call) did not take effect: the approval waits again, so the person can
+    // answer it once the refusal is over instead of meeting "already answered".
+    ctx.hook('settle', async (rc) => {
+      const id = rc.state.answersApproval;
+      if (id === undefined || answering$.get(rc)?.resumed) return;
+      try {
+        await approvals.reopen(id);
+        await records.reopen(id);
+      } catch {
+        ctx.log.warn('tools.reopen_failed', { request_id: rc.id });
+      }
+    });
+
+    toolRoutes(ctx.use(AdminApiToken), catalog, records, sandbox, oauth);
+    oauth.routes(ctx.use(AdminApiToken), catalog);
   },
   start(ctx) {
     // SPEC.md Retention: tool call records are kept 90 days.
     ctx.optional(RetentionToken)?.register({ kind: 'tool_calls', summary: 'Tool call records', table: 'tool_calls', keyColumn: 'id', timeColumn: 'created_at', defaultDays: 90 });
+    ctx.optional(RetentionToken)?.register(signInRetention);
   },
 });

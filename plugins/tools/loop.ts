@@ -1,16 +1,23 @@
-import type { ChatCompletion, ChatCompletionChunk, ProviderAdapter, RequestContext, ToolCall, ToolLoop, UpstreamCall, Usage } from '../../kernel/index.js';
-import { addUsage, pendingCompletion, zeroUsage, type Pending, type Turns } from './turns.js';
+import { sumUsage, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter, type RequestContext, type ToolCall, type ToolLoop, type UpstreamCall, type Usage } from '../../kernel/index.js';
+import { pendingCompletion, zeroUsage, type Pending, type Turns } from './turns.js';
 
 type Like = Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'model'>;
 type DeltaCall = NonNullable<ChatCompletionChunk['choices'][number]['delta']['tool_calls']>[number];
+type Finish = ChatCompletionChunk['choices'][number]['finish_reason'];
 
 /**
- * The server-side tool loop (kernel/contracts/tools.ts) around one upstream adapter. Each model
- * call of the loop is a real upstream call; their usage is summed into the reply's usage, which
- * is what the budgets plugin charges at settle (README "Budgets"). After `maxSteps` tool rounds
- * the model is asked once more without the workspace tools.
+ * The server-side tool loop (kernel/contracts/tools.ts) around one upstream adapter, which is
+ * dispatch's per-call adapter: each model call of the loop is its own attempt span, is cut at its
+ * own max tokens when streamed, and is charged as it ends. Before each call the request's hold is
+ * made to cover it (`state.hold.cover`); a cap without room ends the reply with budget_exceeded
+ * (README "Budgets"). After `maxSteps` tool rounds the model is asked once more without the
+ * workspace tools. A step that ends with finish_reason `length` ends the reply there: its tool
+ * calls may be cut short, so none of them is run.
  */
 export class ServerToolLoop implements ToolLoop {
+  /** Whether the provider reported usage: only then does the reply carry the loop's summed usage. */
+  private sawUsage = false;
+
   constructor(
     private readonly ctx: RequestContext,
     private readonly turns: Turns,
@@ -44,40 +51,58 @@ export class ServerToolLoop implements ToolLoop {
     if (signal.aborted) throw signal.reason;
   }
 
+  /**
+   * Step `step`'s call as the messages stand, once the request's hold covers it (throws
+   * budget_exceeded when a cap has no room). Also asked before a turn's tools run, with their
+   * results still missing: a lower bound of that call, so a loop that cannot go on stops before
+   * running tools whose results it could not use.
+   */
+  private async held(call: UpstreamCall, step: number): Promise<UpstreamCall> {
+    this.checkStopped(call.signal);
+    const next = this.request(call, step);
+    await this.ctx.state.hold?.cover(next);
+    this.checkStopped(call.signal);
+    return next;
+  }
+
+  /** Every model call of the request so far, as charged (reported when the provider reports usage). */
+  private usage(): Usage | undefined {
+    return this.sawUsage ? (sumUsage(this.ctx.state.outcome?.modelCalls ?? []) ?? undefined) : undefined;
+  }
+
   private async complete(inner: ProviderAdapter, call: UpstreamCall): Promise<ChatCompletion> {
-    const first = await this.turns.start(call.signal);
-    const total = zeroUsage();
-    let sawUsage = false;
+    const first = await this.turns.start(call.signal, () => this.held(call, 0));
     // Stopped again before any model call (the rest of the turn needs another approval): nothing to charge.
     if (first.pending) return pendingCompletion({ id: `chatcmpl-${this.ctx.id}`, created: Math.floor(Date.now() / 1000), model: call.model.name }, null, zeroUsage(), first.pending);
     for (let step = 0; ; step++) {
-      this.checkStopped(call.signal);
-      const reply = await inner.complete(this.request(call, step));
-      sawUsage = addUsage(total, reply.usage) || sawUsage;
-      if (sawUsage) reply.usage = { ...total };
-      const message = reply.choices[0]?.message;
+      const reply = await inner.complete(await this.held(call, step));
+      this.sawUsage ||= reply.usage !== undefined;
+      const usage = this.usage();
+      if (usage) reply.usage = usage;
+      const choice = reply.choices[0];
+      const message = choice?.message;
       const calls = message?.tool_calls ?? [];
       const mine = calls.filter((c) => this.turns.isWorkspace(c.function.name));
       if (mine.length === 0) return reply;
-      if (mine.length < calls.length || step >= this.maxSteps) {
+      if (mine.length < calls.length || step >= this.maxSteps || choice!.finish_reason === 'length') {
         // A turn that also calls the client's tools goes back to the client, without svc's own calls.
         message!.tool_calls = calls.filter((c) => !this.turns.isWorkspace(c.function.name));
         if (message!.tool_calls.length === 0) {
           delete message!.tool_calls;
-          reply.choices[0]!.finish_reason = 'stop';
+          if (choice!.finish_reason !== 'length') choice!.finish_reason = 'stop';
         }
         return reply;
       }
       this.turns.added.push({ role: 'assistant', content: message?.content ?? null, tool_calls: mine });
-      const r = await this.turns.turn(mine, call.signal);
-      if (r.pending) return pendingCompletion(reply, message?.content ?? null, sawUsage ? { ...total } : undefined, r.pending);
+      const r = await this.turns.turn(mine, call.signal, () => this.held(call, step + 1));
+      if (r.pending) return pendingCompletion(reply, message?.content ?? null, this.usage(), r.pending);
     }
   }
 
   private async stream(inner: ProviderAdapter, call: UpstreamCall): Promise<AsyncIterable<ChatCompletionChunk>> {
-    const first = await this.turns.start(call.signal);
+    const first = await this.turns.start(call.signal, () => this.held(call, 0));
     if (first.pending) return this.pendingOnly(call, first.pending);
-    const upstream = await inner.stream(this.request(call, 0));
+    const upstream = await inner.stream(await this.held(call, 0));
     return this.steps(inner, call, upstream);
   }
 
@@ -97,11 +122,9 @@ export class ServerToolLoop implements ToolLoop {
   /**
    * One client stream over every model call of the loop: deltas of workspace tool calls are held
    * back (never shown to the client), the held turn runs while the stream stays open, and the
-   * next model call's chunks follow. Usage is summed and sent once, at the end.
+   * next model call's chunks follow. Usage is sent once, at the end: every call's, summed.
    */
   private async *steps(inner: ProviderAdapter, call: UpstreamCall, firstStream: AsyncIterable<ChatCompletionChunk>): AsyncIterable<ChatCompletionChunk> {
-    const total = zeroUsage();
-    let sawUsage = false;
     let upstream = firstStream;
     // Replaced by the first chunk's own id and time; used as is only if the model sent no chunk.
     let like: Like = { id: `chatcmpl-${this.ctx.id}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: call.model.name };
@@ -111,18 +134,20 @@ export class ServerToolLoop implements ToolLoop {
       const calls = new Map<number, { call: ToolCall; mine: boolean }>();
       let text = '';
       let held: ChatCompletionChunk | null = null;
+      let ended: Finish = null;
       for await (const chunk of upstream) {
         if (!named) {
           like = { id: chunk.id, object: chunk.object, created: chunk.created, model: chunk.model };
           named = true;
         }
         if (chunk.usage) {
-          sawUsage = addUsage(total, chunk.usage) || sawUsage;
+          this.sawUsage = true;
           delete chunk.usage;
           if (chunk.choices.length === 0) continue;
         }
         const choice = chunk.choices[0];
         text += choice?.delta?.content ?? '';
+        ended = choice?.finish_reason ?? ended;
         if (choice?.delta?.tool_calls) {
           const shown = choice.delta.tool_calls.filter((d) => !this.collect(calls, d));
           if (shown.length) choice.delta.tool_calls = shown;
@@ -143,20 +168,20 @@ export class ServerToolLoop implements ToolLoop {
       }
       const all = [...calls.values()];
       const mine = all.filter((c) => c.mine).map((c) => c.call);
-      const finish = (reason: ChatCompletionChunk['choices'][number]['finish_reason']): ChatCompletionChunk => ({ ...like, choices: [{ index: 0, delta: {}, finish_reason: reason }] });
-      if (mine.length === 0 || mine.length < all.length || step >= this.maxSteps) {
-        if (held) yield mine.length < all.length ? held : finish('stop');
-        if (sawUsage) yield { ...like, choices: [], usage: { ...total } };
+      const usage = this.usage();
+      if (mine.length === 0 || mine.length < all.length || step >= this.maxSteps || ended === 'length') {
+        // The client's own calls (or a cut) keep the provider's finish; svc's calls alone end as a stop.
+        if (held) yield mine.length < all.length || ended === 'length' ? held : { ...like, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] };
+        if (usage) yield { ...like, choices: [], usage };
         return;
       }
       this.turns.added.push({ role: 'assistant', content: text || null, tool_calls: mine });
-      const r = await this.turns.turn(mine, call.signal);
+      const r = await this.turns.turn(mine, call.signal, () => this.held(call, step + 1));
       if (r.pending) {
-        yield* this.ending(like, sawUsage ? { ...total } : null, r.pending);
+        yield* this.ending(like, usage ?? null, r.pending);
         return;
       }
-      this.checkStopped(call.signal);
-      upstream = await inner.stream(this.request(call, step + 1));
+      upstream = await inner.stream(await this.held(call, step + 1));
     }
   }
 

@@ -1,11 +1,23 @@
-import { Client, SSEClientTransport, StreamableHTTPClientTransport, type FetchLike } from '@modelcontextprotocol/client';
+import type { AuthProvider, Client, FetchLike } from '@modelcontextprotocol/client';
+import { withStdioServer, type StdioAddress } from './stdio.js';
 
-/** How svc reaches one registered server. */
-export interface ServerAddress {
+type Sdk = typeof import('@modelcontextprotocol/client');
+let sdk: Sdk | undefined;
+/** The MCP client (and the zod schemas under it, ~6 MB) is loaded the first time a tool server is used, not at boot. */
+export const mcp = async (): Promise<Sdk> => (sdk ??= await import('@modelcontextprotocol/client'));
+/** The SDK when something loaded it already (an SDK error can only exist then). */
+export const loadedMcp = (): Sdk | undefined => sdk;
+
+/** How svc reaches one registered server: over HTTP, or through the sandbox (stdio.ts). */
+export type ServerAddress = RemoteAddress | StdioAddress;
+
+export interface RemoteAddress {
   url: string;
   transport: 'streamable-http' | 'sse';
   /** A static bearer token (decrypted just before use), or null. */
   bearer: string | null;
+  /** An OAuth sign-in's access token, refreshed as needed (plugins/tools/oauth/access.ts). */
+  auth?: AuthProvider;
 }
 
 /** A tool as the server lists it; `readOnly` only when the server declared `readOnlyHint: true`. */
@@ -16,9 +28,15 @@ export interface ListedTool {
   readOnly: boolean;
 }
 
-/** Why a call gave no usable result; the text a tool server sent is never part of it. */
+/** Ways only a sandboxed (stdio) call fails (stdio.ts). */
+export type StdioFailureKind = 'sandbox_unavailable' | 'sandbox_busy' | 'start_failed' | 'memory_limit';
+
+/**
+ * Why a call gave no usable result; the text a tool server sent is never part of it. `sign_in`:
+ * an OAuth server whose sign-in is missing, expired or refused at refresh.
+ */
 export class ToolServerFailure extends Error {
-  constructor(readonly kind: 'timeout' | 'too_large' | 'redirect' | 'unreachable' | 'protocol') {
+  constructor(readonly kind: 'timeout' | 'too_large' | 'redirect' | 'unreachable' | 'protocol' | 'sign_in' | StdioFailureKind) {
     super(`tool server failure: ${kind}`);
   }
 }
@@ -52,9 +70,11 @@ export function cappedFetch(maxBytes: number): FetchLike {
  * no state between requests or replicas; tool lists are cached by the caller.
  */
 export async function withServer<T>(addr: ServerAddress, limits: { maxBytes: number; timeoutMs: number }, signal: AbortSignal, fn: (c: Client, signal: AbortSignal) => Promise<T>): Promise<T> {
+  if (addr.transport === 'stdio') return withStdioServer(addr, limits, signal, fn);
   const requestInit: RequestInit = addr.bearer ? { headers: { authorization: `Bearer ${addr.bearer}` } } : {};
-  const opts = { requestInit, fetch: cappedFetch(limits.maxBytes) };
+  const opts = { requestInit, fetch: cappedFetch(limits.maxBytes), ...(addr.auth ? { authProvider: addr.auth } : {}) };
   const url = new URL(addr.url);
+  const { Client, SSEClientTransport, StreamableHTTPClientTransport } = await mcp();
   const transport = addr.transport === 'sse' ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, { ...opts, redirectPolicy: 'same-origin' as const });
   const client = new Client({ name: 'svc', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   const timeout = AbortSignal.timeout(limits.timeoutMs);

@@ -1,4 +1,5 @@
 import type { Migration } from '../../kernel/index.js';
+import { oauthMigrations } from './oauth/index.js';
 
 /** A workspace's MCP server: `credentials` is a CredentialVault ciphertext bound to the row. */
 const servers = `create table tool_servers (
@@ -75,4 +76,20 @@ const indexes = [
 ];
 
 const all = [servers, settings, origins, approvals, grants, calls, ...indexes];
-export const migrations: Migration[] = [{ id: 'tools-001-tables', sqlite: all, postgresql: all }];
+
+/**
+ * Command-line (stdio) servers: the command the sandbox starts, its arguments (JSON array) and
+ * environment (JSON object; a secret value is null there and sealed in `credentials` with the
+ * others, as a JSON object). `url` is empty for them.
+ */
+const stdio = [
+  'alter table tool_servers add column command varchar(64)',
+  'alter table tool_servers add column args text',
+  'alter table tool_servers add column env text',
+];
+
+export const migrations: Migration[] = [
+  { id: 'tools-001-tables', sqlite: all, postgresql: all },
+  ...oauthMigrations,
+  { id: 'tools-003-stdio', sqlite: stdio, postgresql: stdio },
+];

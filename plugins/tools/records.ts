@@ -41,13 +41,39 @@ export class CallRecords {
     await this.store.execute("update tool_calls set outcome = ? where approval_id = ? and outcome = 'pending'", [outcome, approvalId]);
   }
 
-  async list(workspaceId: string, q: { requestId?: string; limit: number }) {
-    const rows = q.requestId
-      ? await this.store.execute<Row>('select * from tool_calls where workspace_id = ? and request_id = ? order by created_at, id limit ?', [workspaceId, q.requestId, q.limit])
-      : await this.store.execute<Row>('select * from tool_calls where workspace_id = ? order by created_at desc, id limit ?', [workspaceId, q.limit]);
-    return rows.map((r) => ({
-      id: r.id, request_id: r.request_id, server_id: r.server_id, tool: r.tool, arguments_bytes: Number(r.arguments_bytes), arguments_sha256: r.arguments_sha256,
-      outcome: r.outcome, duration_ms: Number(r.duration_ms), approval_id: r.approval_id, created_at: new Date(Number(r.created_at)).toISOString(),
-    }));
+  /**
+   * Records of a workspace, newest first; with `requestId`, that request's calls in the order they
+   * ran. Keyset paging on (created_at, id): `cursor` is the previous page's `next_cursor`.
+   */
+  /** The answer was undone (Approvals.reopen): the call is pending again. */
+  async reopen(approvalId: string): Promise<void> {
+    await this.store.execute("update tool_calls set outcome = 'pending' where approval_id = ? and outcome in ('approved', 'refused')", [approvalId]);
+  }
+
+  async list(workspaceId: string, q: { requestId?: string; cursor?: string; limit: number }) {
+    const inOrder = Boolean(q.requestId);
+    const where = ['workspace_id = ?'];
+    const params: Array<string | number> = [workspaceId];
+    if (q.requestId) {
+      where.push('request_id = ?');
+      params.push(q.requestId);
+    }
+    if (q.cursor) {
+      const at = q.cursor.indexOf('_');
+      const t = Number(q.cursor.slice(0, at));
+      where.push(inOrder ? '(created_at > ? or (created_at = ? and id > ?))' : '(created_at < ? or (created_at = ? and id < ?))');
+      params.push(t, t, q.cursor.slice(at + 1));
+    }
+    const order = inOrder ? 'created_at, id' : 'created_at desc, id desc';
+    const rows = await this.store.execute<Row>(`select * from tool_calls where ${where.join(' and ')} order by ${order} limit ?`, [...params, q.limit + 1]);
+    const page = rows.slice(0, q.limit);
+    const last = page.at(-1);
+    return {
+      data: page.map((r) => ({
+        id: r.id, request_id: r.request_id, server_id: r.server_id, tool: r.tool, arguments_bytes: Number(r.arguments_bytes), arguments_sha256: r.arguments_sha256,
+        outcome: r.outcome, duration_ms: Number(r.duration_ms), approval_id: r.approval_id, created_at: new Date(Number(r.created_at)).toISOString(),
+      })),
+      next_cursor: rows.length > q.limit && last ? `${Number(last.created_at)}_${last.id}` : null,
+    };
   }
 }

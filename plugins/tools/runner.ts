@@ -1,8 +1,8 @@
-import type { Logger, Principal, RequestContext, ToolCall } from '../../kernel/index.js';
+import type { Logger, Principal, RequestContext, ToolCall, ToolCallSpan } from '../../kernel/index.js';
 import type { Approvals } from './approvals.js';
 import type { ToolCatalog, WorkspaceTool } from './catalog.js';
 import { callTool, ToolServerFailure } from './mcp.js';
-import type { CallRecords } from './records.js';
+import type { CallOutcome, CallRecords } from './records.js';
 
 declare module '../../kernel/index.js' {
   interface LogEvents {
@@ -38,6 +38,12 @@ const told = {
   redirect: 'The tool server answered with a redirect, which is not followed.',
   unreachable: 'The tool server could not be reached.',
   protocol: 'The tool call failed.',
+  // Command-line (stdio) tools run in the sandbox service (stdio.ts):
+  sandbox_unavailable: 'This tool cannot be used right now: the sandbox that runs command-line tools is not available.',
+  sandbox_busy: 'This tool cannot be used right now: the sandbox that runs command-line tools is busy. Try again later.',
+  start_failed: 'The tool\'s server could not be started.',
+  memory_limit: 'The tool ran out of memory.',
+  sign_in: 'This tool cannot be used right now: its server needs a workspace administrator to sign in to it again.',
 } as const;
 export const refusedText = told.refused;
 
@@ -56,46 +62,70 @@ export class Runner {
     readonly offered: OfferedTools,
   ) {}
 
-  async run(call: ToolCall, approved: { approvalId: string } | null, signal: AbortSignal): Promise<CallResult> {
+  /** `ready` is awaited just before the tool really runs (it may throw: nothing runs then). */
+  async run(call: ToolCall, approved: { approvalId: string } | null, signal: AbortSignal, ready: () => Promise<unknown>): Promise<CallResult> {
     const tool = this.offered.byName.get(call.function.name);
-    const argsText = call.function.arguments ?? '';
     if (!tool) return { text: told.unavailable };
-    const base = { requestId: this.ctx.id, workspaceId: this.principal.workspaceId, personId: this.principal.personId, serverId: tool.server.id, tool: tool.name, argumentsText: argsText };
-    if (!(await this.env.catalog.originAllowed(tool.server.url))) {
-      await this.env.records.add({ ...base, outcome: 'denied', durationMs: 0 });
+    if (!(await this.env.catalog.allowed(tool.server))) {
+      await this.note(call, tool, 'denied', performance.now(), null);
       return { text: told.denied };
     }
     if (!approved && tool.needsApproval && !(await this.env.approvals.granted(this.principal, tool.server.id, tool.name))) return { approvalNeeded: tool };
-    const args = parseArgs(argsText);
+    const args = parseArgs(call.function.arguments ?? '');
     const approvalId = approved?.approvalId ?? null;
     if (!args) {
-      await this.env.records.add({ ...base, outcome: 'error', durationMs: 0, approvalId });
+      await this.note(call, tool, 'error', performance.now(), approvalId);
       return { text: told.badArguments };
     }
+    await ready();
     const started = performance.now();
     try {
       const address = await this.env.catalog.address(tool.server);
       const r = await callTool(address, this.env.limits, signal, tool.name, args);
-      await this.env.records.add({ ...base, outcome: r.isError ? 'error' : 'ok', durationMs: performance.now() - started, approvalId });
+      await this.note(call, tool, r.isError ? 'error' : 'ok', started, approvalId);
       const text = cut(r.text, this.env.limits.resultChars);
       return { text: r.isError ? `The tool reported an error: ${text}` : text };
     } catch (err) {
       if (signal.aborted && !(err instanceof ToolServerFailure)) throw signal.reason;
       const kind = err instanceof ToolServerFailure ? err.kind : 'protocol';
       this.env.log.warn('tools.call_failed', { request_id: this.ctx.id, server_id: tool.server.id, kind });
-      await this.env.records.add({ ...base, outcome: 'error', durationMs: performance.now() - started, approvalId });
+      await this.note(call, tool, 'error', started, approvalId);
       return { text: told[kind] };
     }
   }
+
+  /**
+   * Writes the call's record (arguments' size and hash only) and adds its span to the request's
+   * trace (kernel/contracts/tools.ts ToolCallSpan): ids, names, outcome, size and times, never
+   * the arguments or the result.
+   */
+  async note(call: ToolCall, tool: WorkspaceTool, outcome: CallOutcome, started: number, approvalId: string | null): Promise<void> {
+    const ended = performance.now();
+    const argumentsText = call.function.arguments ?? '';
+    const { ctx, principal } = this;
+    const recordId = await this.env.records.add({
+      requestId: ctx.id, workspaceId: principal.workspaceId, personId: principal.personId, serverId: tool.server.id, tool: tool.name,
+      argumentsText, outcome, durationMs: ended - started, approvalId,
+    });
+    this.span(call, tool.server.id, tool.name, outcome, started, ended, { recordId, approvalId });
+  }
+
+  /** The span of a call refused by `x-svc-deny` in this request (its record, made when it stopped, now says refused). */
+  noteRefused(call: ToolCall, approval: { id: string; serverId: string; tool: string }): void {
+    const now = performance.now();
+    this.span(call, approval.serverId, approval.tool, 'refused', now, now, { approvalId: approval.id });
+  }
+
+  private span(call: ToolCall, serverId: string, tool: string, outcome: CallOutcome, started: number, ended: number, ids: Pick<ToolCallSpan, 'recordId' | 'approvalId'>): void {
+    const at = this.ctx.startedAt;
+    (this.ctx.state.toolCalls ??= []).push({
+      serverId, tool, functionName: call.function.name, outcome, argumentsBytes: Buffer.byteLength(call.function.arguments ?? '', 'utf8'), start: started - at, end: ended - at, ...ids,
+    });
+  }
 }
 
-export async function recordPending(env: RunnerEnv, runner: Runner, call: ToolCall, approvalId: string): Promise<void> {
-  const tool = runner.offered.byName.get(call.function.name)!;
-  const { ctx, principal } = runner;
-  await env.records.add({
-    requestId: ctx.id, workspaceId: principal.workspaceId, personId: principal.personId, serverId: tool.server.id, tool: tool.name,
-    argumentsText: call.function.arguments ?? '', outcome: 'pending', durationMs: 0, approvalId,
-  });
+export async function recordPending(runner: Runner, call: ToolCall, approvalId: string): Promise<void> {
+  await runner.note(call, runner.offered.byName.get(call.function.name)!, 'pending', performance.now(), approvalId);
 }
 
 function parseArgs(text: string): Record<string, unknown> | null {

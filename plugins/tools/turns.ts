@@ -22,6 +22,8 @@ export class Turns {
   readonly added: ChatMessage[] = [];
   private readonly done = new Map<string, string>();
   private prefix?: Promise<TurnResult>;
+  /** The answered approval's call ran, or its refusal went to the model (README "Approvals"). */
+  private answered = false;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -36,12 +38,22 @@ export class Turns {
     return this.runner.offered.byName.has(name);
   }
 
-  /** The answered approval's call (run or refused) and the rest of its turn, once per request. */
-  start(signal: AbortSignal): Promise<TurnResult> {
-    return (this.prefix ??= this.continueStopped(signal));
+  /** Whether the answered approval took effect: its call ran or was refused to the model. */
+  get resumed(): boolean {
+    return this.answered;
   }
 
-  private async continueStopped(signal: AbortSignal): Promise<TurnResult> {
+  /**
+   * The answered approval's call (run or refused) and the rest of its turn, once per request.
+   * `ready` runs once before the first tool that really runs (the loop checks there that the next
+   * model call fits the budgets, so no tool runs whose result could not be used; a call stopped
+   * for approval or refused runs nothing and needs no check).
+   */
+  start(signal: AbortSignal, ready: () => Promise<unknown>): Promise<TurnResult> {
+    return (this.prefix ??= this.continueStopped(signal, ready));
+  }
+
+  private async continueStopped(signal: AbortSignal, ready: () => Promise<unknown>): Promise<TurnResult> {
     if (!this.resume) return { pending: null };
     const { approval, approve } = this.resume;
     const { paused } = approval;
@@ -49,21 +61,24 @@ export class Turns {
     // The stopped request's names map back to server and tool, whatever this request calls them.
     const current = this.runner.offered.byKey.get(`${approval.serverId}\u0000${approval.tool}`);
     const call = current ? { ...paused.call, function: { ...paused.call.function, name: current.name } } : paused.call;
-    const text = approve ? await this.runOne(call, { approvalId: approval.id }, signal) : refusedText;
+    if (!approve) this.runner.noteRefused(call, approval);
+    const text = approve ? await this.runOne(call, { approvalId: approval.id }, signal, once(ready)) : refusedText;
+    this.answered = true;
     this.added.push({ role: 'tool', tool_call_id: paused.call.id, content: text ?? refusedText });
     const rest = paused.rest.map((c) => rename(c, paused.names, this.runner));
-    return this.turn(rest, signal);
+    return this.turn(rest, signal, ready);
   }
 
-  /** Runs `calls` (all workspace calls of one assistant turn, already in `added`). */
-  async turn(calls: ToolCall[], signal: AbortSignal): Promise<TurnResult> {
+  /** Runs `calls` (all workspace calls of one assistant turn, already in `added`), `ready` first (see `start`). */
+  async turn(calls: ToolCall[], signal: AbortSignal, ready: () => Promise<unknown>): Promise<TurnResult> {
+    const first = once(ready);
     for (let i = 0; i < calls.length; i++) {
       const call = calls[i]!;
       if (this.ctx.stopped.aborted) throw this.ctx.stopped.reason;
       const memo = `${call.function.name}\u0000${call.function.arguments}`;
       let text = this.done.get(memo);
       if (text === undefined) {
-        const r = await this.runner.run(call, null, signal);
+        const r = await this.runner.run(call, null, signal, first);
         if ('approvalNeeded' in r) return { pending: await this.pause(call, calls.slice(i + 1), r.approvalNeeded.server.id, r.approvalNeeded.name) };
         text = r.text;
         this.done.set(memo, text);
@@ -73,8 +88,8 @@ export class Turns {
     return { pending: null };
   }
 
-  private async runOne(call: ToolCall, approved: { approvalId: string }, signal: AbortSignal): Promise<string> {
-    const r = await this.runner.run(call, approved, signal);
+  private async runOne(call: ToolCall, approved: { approvalId: string }, signal: AbortSignal, ready: () => Promise<unknown>): Promise<string> {
+    const r = await this.runner.run(call, approved, signal, ready);
     return 'text' in r ? r.text : refusedText;
   }
 
@@ -82,9 +97,15 @@ export class Turns {
     const names: PausedLoop['names'] = {};
     for (const [name, t] of this.runner.offered.byName) names[name] = { serverId: t.server.id, tool: t.name };
     const id = await this.approvals.create(this.principal, this.conversationId, serverId, tool, { steps: [...this.added], call, rest, names });
-    await recordPending(this.runner.env, this.runner, call, id);
+    await recordPending(this.runner, call, id);
     return { id, tool: call.function.name, arguments: parseObject(call.function.arguments) };
   }
+}
+
+/** `fn` run at most once; later calls get the same promise. */
+function once(fn: () => Promise<unknown>): () => Promise<unknown> {
+  let done: Promise<unknown> | undefined;
+  return () => (done ??= fn());
 }
 
 function rename(call: ToolCall, names: PausedLoop['names'], runner: Runner): ToolCall {
@@ -103,14 +124,6 @@ function parseObject(text: string): Record<string, unknown> {
 }
 
 export const zeroUsage = (): Usage => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
-
-export function addUsage(total: Usage, u: Usage | null | undefined): boolean {
-  if (!u) return false;
-  total.prompt_tokens += u.prompt_tokens;
-  total.completion_tokens += u.completion_tokens;
-  total.total_tokens += u.total_tokens;
-  return true;
-}
 
 /** The whole reply that stops for an approval: the model's words so far, no tool calls, and `svc.pending_approval`. */
 export function pendingCompletion(like: Pick<ChatCompletion, 'id' | 'created' | 'model'>, content: string | null, usage: Usage | undefined, pending: Pending): ChatCompletion {

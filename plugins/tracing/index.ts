@@ -1,7 +1,7 @@
 import { definePlugin, StoreToken, Type, defineToken, BatchWriter, GroupCommitToken, Throttled, RetentionToken, AdminApiToken } from '../../kernel/index.js';
 import { migrations } from './migrations.js';
 import { tracingRoutes } from './routes.js';
-import { usageColumns, spanColumns, usageRow, spanRow, attemptRows } from './records.js';
+import { usageColumns, spanColumns, usageRow, spanRow, childRows } from './records.js';
 import { tracingRetention } from './retention-kinds.js';
 import type { OtlpExport } from './otlp.js';
 
@@ -72,7 +72,7 @@ export default definePlugin({
       else usage.add(row);
       const span = spanRow(rc, latency, row);
       spans.add(span);
-      for (const a of attemptRows(rc, String(span[1]))) spans.add(a);
+      for (const child of childRows(rc, String(span[1]))) spans.add(child);
       holder.otlp?.add(rc, latency, row);
     });
   },

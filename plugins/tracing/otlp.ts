@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { RequestContext } from '../../kernel/index.js';
 import { otlpAttributes } from './otlp-attributes.js';
+import { attemptAttributes, toolCallAttributes } from './records.js';
 
 /** SVC_OTLP_HEADERS: `name=value,name=value` (values may be percent-encoded, as in OTEL_* headers). */
 export function parseOtlpHeaders(text: string | undefined): Record<string, string> {
@@ -61,12 +62,27 @@ export class OtlpExport {
     this.tracer = this.provider.getTracer('svc.tracing', o.serviceVersion);
   }
 
-  /** Queues the request's span (timed from when it was received); returns at once. */
+  /**
+   * Queues the request's span (timed from when it was received) and its children, as stored: one
+   * per upstream model call and one per workspace tool call (`execute_tool <tool>`, GenAI
+   * conventions). Returns at once.
+   */
   add(rc: RequestContext, latencyMs: number, usage: Array<string | number | null>): void {
     const attributes = otlpAttributes(rc, latencyMs, usage);
     const start = rc.receivedAt.getTime();
     const span = this.tracer.startSpan(`chat ${rc.state.chat?.model ?? 'unknown'}`, { kind: SpanKind.CLIENT, startTime: start, attributes });
     if (rc.state.outcome?.errorCode) span.setStatus({ code: SpanStatusCode.ERROR, message: rc.state.outcome.errorCode });
+    // The private provider is never registered globally: the parent goes in an explicit context.
+    const parent = trace.setSpan(ROOT_CONTEXT, span);
+    const child = (name: string, kind: SpanKind, from: number, to: number, error: string | null, attrs: Record<string, string | number | boolean>): void => {
+      const s = this.tracer.startSpan(name, { kind, startTime: start + from, attributes: attrs }, parent);
+      if (error) s.setStatus({ code: SpanStatusCode.ERROR, message: error });
+      s.end(start + Math.max(from, to));
+    };
+    for (const a of rc.state.outcome?.attempts ?? []) child('upstream.attempt', SpanKind.CLIENT, a.start, a.end || a.start, a.outcome === 'ok' ? null : a.outcome, attemptAttributes(a));
+    for (const t of rc.state.toolCalls ?? []) {
+      child(`execute_tool ${t.tool}`, SpanKind.INTERNAL, t.start, t.end, t.outcome === 'error' ? 'error' : null, { ...toolCallAttributes(t), ...(t.outcome === 'error' ? { 'error.type': 'tool_error' } : {}) });
+    }
     span.end(start + latencyMs);
   }
 

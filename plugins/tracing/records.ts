@@ -1,4 +1,4 @@
-import { chargeMicroUsd, randomId, type RequestContext } from '../../kernel/index.js';
+import { randomId, requestChargeMicroUsd, type AttemptRecord, type RequestContext, type ToolCallSpan } from '../../kernel/index.js';
 
 export const usageColumns = [
   'id', 'created_at', 'workspace_id', 'person_id', 'key_id', 'provider', 'model', 'prompt_tokens', 'completion_tokens',
@@ -11,7 +11,8 @@ export const spanColumns = ['trace_id', 'span_id', 'parent_span_id', 'name', 'st
 export function usageRow(ctx: RequestContext, latencyMs: number): Array<string | number | null> {
   const { principal, model, outcome, chat } = ctx.state;
   const usage = outcome?.sent ? outcome.usage : null;
-  const cost = model && usage ? chargeMicroUsd(model, usage) : 0;
+  // Each model call at its own model's prices (a tool loop makes several): what budgets settles.
+  const cost = outcome?.sent ? requestChargeMicroUsd(outcome.modelCalls ?? []) : 0;
   return [
     ctx.id,
     ctx.receivedAt.getTime(),
@@ -57,6 +58,7 @@ export function spanRow(ctx: RequestContext, latencyMs: number, usage: Array<str
     'svc.error_code': outcome?.errorCode ?? null,
     'svc.ttft_ms': outcome?.firstTokenMs ?? null,
     'svc.attempts': outcome?.attempts?.length ?? 0,
+    'svc.tool_calls': ctx.state.toolCalls?.length ?? 0,
     'svc.malformed_events': outcome?.malformedEvents ?? 0,
     'svc.overrun_tokens': outcome?.overrunTokens ?? 0,
     /** Phase name → [start µs since the request began, duration µs]. */
@@ -65,15 +67,43 @@ export function spanRow(ctx: RequestContext, latencyMs: number, usage: Array<str
   return [ctx.id, randomId(8, 'hex'), null, 'chat.completions', ctx.receivedAt.getTime() * 1000, Math.round(latencyMs * 1000), outcome?.errorCode ? 'error' : 'ok', JSON.stringify(attributes)];
 }
 
+/** An upstream model call's span attributes (stored and exported alike). */
+export function attemptAttributes(a: AttemptRecord): Record<string, string | boolean> {
+  return { 'svc.model': a.model, 'svc.provider': a.provider, 'svc.retry': a.retry, 'svc.outcome': a.outcome };
+}
+
 /**
- * One child span per upstream attempt of the request (`parentSpanId` is the request's span): the
- * model, provider, whether it was a retry, and how it ended (`ok` or the error code).
+ * A workspace tool call's span attributes (stored and exported alike): the OpenTelemetry GenAI
+ * `execute_tool` ones and svc's ids, outcome and the arguments' size. Never the arguments or the
+ * result (the tools plugin never hands them over).
  */
-export function attemptRows(ctx: RequestContext, parentSpanId: string): Array<Array<string | number | null>> {
+export function toolCallAttributes(t: ToolCallSpan): Record<string, string | number> {
+  const a: Record<string, string | number> = {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': t.tool,
+    'gen_ai.tool.type': 'function',
+    'svc.tool_server_id': t.serverId,
+    'svc.tool': t.tool,
+    'svc.function_name': t.functionName,
+    'svc.outcome': t.outcome,
+    'svc.arguments_bytes': t.argumentsBytes,
+  };
+  if (t.recordId) a['svc.tool_call_id'] = t.recordId;
+  if (t.approvalId) a['svc.approval_id'] = t.approvalId;
+  return a;
+}
+
+/**
+ * The request span's children (`parentSpanId` is the request's span): one `upstream.attempt` per
+ * upstream model call (a tool loop makes several) and one `tool.call` per workspace tool call,
+ * each with its own start and duration.
+ */
+export function childRows(ctx: RequestContext, parentSpanId: string): Array<Array<string | number | null>> {
   const startUs = ctx.receivedAt.getTime() * 1000;
-  return (ctx.state.outcome?.attempts ?? []).map((a) => {
-    const attributes = { 'svc.model': a.model, 'svc.provider': a.provider, 'svc.retry': a.retry, 'svc.outcome': a.outcome };
-    const end = a.end || a.start;
-    return [ctx.id, randomId(8, 'hex'), parentSpanId, 'upstream.attempt', startUs + Math.round(a.start * 1000), Math.round((end - a.start) * 1000), a.outcome === 'ok' ? 'ok' : 'error', JSON.stringify(attributes)];
-  });
+  const row = (name: string, start: number, end: number, ok: boolean, attributes: object) =>
+    [ctx.id, randomId(8, 'hex'), parentSpanId, name, startUs + Math.round(start * 1000), Math.round((Math.max(end, start) - start) * 1000), ok ? 'ok' : 'error', JSON.stringify(attributes)];
+  return [
+    ...(ctx.state.outcome?.attempts ?? []).map((a) => row('upstream.attempt', a.start, a.end || a.start, a.outcome === 'ok', attemptAttributes(a))),
+    ...(ctx.state.toolCalls ?? []).map((t) => row('tool.call', t.start, t.end, t.outcome !== 'error', toolCallAttributes(t))),
+  ];
 }

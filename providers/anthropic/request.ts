@@ -56,7 +56,9 @@ export function toAnthropicRequest(call: Pick<UpstreamCall, 'model' | 'request'>
   const { instructions, turns } = splitInstructions(r.messages);
   const body: Json = { model: call.model.upstreamId, max_tokens: r.maxTokens };
   if (instructions) body.system = instructions;
-  body.messages = turns.map(turn);
+  // An assistant turn with neither text nor tool calls (a reply stopped for an approval, stored as
+  // history) is refused by Anthropic ("non-empty content"): it says nothing, so it is left out.
+  body.messages = turns.map(turn).filter((t) => !(t.role === 'assistant' && (t.content as Json[]).length === 0));
   // Current models refuse temperature together with top_p: send one, temperature first.
   // Anthropic's range is 0–1 where Chat Completions allows 0–2, so higher values are capped.
   if (!relaxed && r.temperature !== undefined) body.temperature = Math.min(1, Math.max(0, r.temperature));

@@ -50,7 +50,9 @@ function contents(turns: ChatMessage[]): Json[] {
         if (vendorId) functionCall.id = vendorId;
         return signature ? { functionCall, thoughtSignature: signature } : { functionCall };
       });
-      out.push({ role: 'model', parts: [...parts(m.content), ...calls] });
+      // A turn with neither text nor calls (a reply stopped for an approval) says nothing; Gemini refuses empty parts.
+      const said = [...parts(m.content), ...calls];
+      if (said.length > 0) out.push({ role: 'model', parts: said });
     } else if (m.role === 'tool') {
       const id = m.tool_call_id ?? '';
       const functionResponse: Json = { name: names.get(id) ?? '', response: response(plainText(m.content)) };

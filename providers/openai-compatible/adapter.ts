@@ -1,5 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
-import { isGatewayError, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter } from '../../kernel/index.js';
+import { isGatewayError, malformedInARow, readUpstreamText, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter } from '../../kernel/index.js';
 import type { ProviderCheckStatus, ProviderSettings, UpstreamCall, Usage } from '../../kernel/index.js';
 import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } from './transform.js';
 import { SseDecoder } from './sse.js';
@@ -18,22 +18,6 @@ export interface AdapterSettings extends ProviderSettings {
 type Body = Dispatcher.ResponseData['body'];
 const replyLimit = 64 * 1024 * 1024;
 const errorLimit = 1024 * 1024;
-/** Unparsable events in a row that end a stream; a single one is skipped (providers/README.md "Stream rules"). */
-export const malformedInARow = 3;
-
-async function readText(body: Body, limit: number): Promise<string> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const buf of body as AsyncIterable<Buffer>) {
-    size += buf.length;
-    if (size > limit) {
-      body.destroy();
-      break;
-    }
-    parts.push(buf);
-  }
-  return Buffer.concat(parts).toString('utf8');
-}
 
 function target(address: string): URL | undefined {
   const url = URL.canParse(address) ? new URL(address) : undefined;
@@ -69,9 +53,12 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       : undefined;
   }
 
+  /** What error messages must never carry (the settings are fixed for the adapter's life: made once). */
+  private secretsOf?: string[];
+
   private context(upstreamModel?: string): ErrorContext {
     const s = this.settings;
-    const secrets = [s.address, this.url?.origin ?? '', this.url?.host ?? '', this.url?.hostname ?? '', s.apiKey ?? ''];
+    const secrets = (this.secretsOf ??= [s.address, this.url?.origin ?? '', this.url?.host ?? '', this.url?.hostname ?? '', s.apiKey ?? '']);
     return upstreamModel === undefined ? { provider: s.name, secrets } : { provider: s.name, upstreamModel, secrets };
   }
 
@@ -114,9 +101,9 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     deadline.arm(callDeadlines(this.settings.timeouts, call).totalMs, 'timeout');
     try {
       const body = this.body({ model: call.model, request: { ...call.request, stream: false } });
-      const res = await this.post(body, false, AbortSignal.any([call.signal, deadline.signal]));
+      const res = await this.post(body, false, deadline.follow(call.signal));
       const ok = res.statusCode >= 200 && res.statusCode < 300;
-      const text = await readText(res.body, ok ? replyLimit : errorLimit);
+      const text = await readUpstreamText(res.body, ok ? replyLimit : errorLimit);
       if (!ok) throw this.vendorError(res.statusCode, res.headers, text, ctx);
       let json: unknown;
       try {
@@ -143,9 +130,9 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     let res: Dispatcher.ResponseData;
     try {
       const body = this.body({ model: call.model, request: { ...call.request, stream: true } });
-      res = await this.post(body, true, AbortSignal.any([call.signal, deadline.signal]));
+      res = await this.post(body, true, deadline.follow(call.signal));
       if (res.statusCode < 200 || res.statusCode >= 300) {
-        const text = await readText(res.body, errorLimit);
+        const text = await readUpstreamText(res.body, errorLimit);
         throw this.vendorError(res.statusCode, res.headers, text, ctx);
       }
     } catch (err) {
@@ -243,7 +230,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
         headers: this.headers('application/json', false),
         signal: AbortSignal.any([signal, deadline.signal]),
       });
-      if (check?.refused) return check.refused(res.statusCode, await readText(res.body, errorLimit)) ? 'key_refused' : 'connected';
+      if (check?.refused) return check.refused(res.statusCode, await readUpstreamText(res.body, errorLimit)) ? 'key_refused' : 'connected';
       await res.body.dump({ limit: errorLimit }).catch(() => undefined);
       // Any HTTP answer proves something listens at the address (SPEC "Provider check result").
       return res.statusCode === 401 || res.statusCode === 403 ? 'key_refused' : 'connected';

@@ -1,4 +1,4 @@
-import { GatewayError, type UpstreamFailureHints, type Usage } from '../../kernel/index.js';
+import { GatewayError, type UpstreamFailure, type UpstreamFailureHints, type Usage } from '../../kernel/index.js';
 
 /**
  * Vendor error status + body → GatewayError with the spec's codes. The rules come from real
@@ -189,7 +189,7 @@ export function hinted<T extends GatewayError>(err: T, transient: boolean, retry
 }
 
 /** Why a call failed without an HTTP answer (or mid-stream). */
-export type Failure = 'timeout' | 'idle' | 'connect' | 'reset' | 'malformed' | 'error_event' | 'eof';
+export type Failure = UpstreamFailure;
 
 const failureText: Record<Failure, string> = {
   timeout: 'did not answer in time',
@@ -223,11 +223,5 @@ export function interrupted(ctx: ErrorContext, why: Failure, usage?: Usage, caus
   return err;
 }
 
-/** Sorts a thrown transport error (undici / Node socket codes) into a Failure. */
-export function transportFailure(err: unknown): Failure {
-  const code = (err as { code?: string } | null)?.code ?? '';
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'timeout';
-  if (code === 'UND_ERR_BODY_TIMEOUT') return 'idle';
-  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED'].includes(code)) return 'connect';
-  return 'reset';
-}
+/** Sorts a thrown transport error (undici / Node socket codes) into a Failure: the kernel's rule. */
+export { transportFailureOf as transportFailure } from '../../kernel/index.js';

@@ -2,9 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
 import { shape } from '../support/harness.js';
+import { adminEmail, adminPassword } from '../support/provision.js';
 
 /** Debian's Chromium (scripts/test.sh installs it); Playwright never downloads a browser of its own. */
 export const chromiumPath = process.env.SVC_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -57,4 +58,19 @@ export function watchErrors(page: Page): string[] {
 export async function navTo(page: Page, name: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
   await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+}
+
+/** A browser with one 1280 px page signed in as the instance admin (on the Workspaces page), and its errors. */
+export async function signedInPage(url: string, options: BrowserContextOptions = {}): Promise<{ browser: Browser; page: Page; errors: string[] }> {
+  const browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  context.setDefaultTimeout(20_000);
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  await page.goto(`${url}/`);
+  await page.getByLabel('Email').fill(adminEmail);
+  await page.getByLabel('Password').fill(adminPassword);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Workspaces' }).waitFor();
+  return { browser, page, errors };
 }

@@ -2,8 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { createBacking, shape, startService, type Backing, type TestService } from '../support/harness.js';
-import { Admin, adminEmail, adminEnv, adminPassword } from '../support/provision.js';
-import { checkA11y, launchBrowser, navTo, screenshot, watchErrors } from './browser.js';
+import { Admin, adminEnv } from '../support/provision.js';
+import { checkA11y, navTo, screenshot, signedInPage } from './browser.js';
 
 // People, members and password reset in the browser: an admin adds a person, makes a reset link
 // and adds them to a workspace; the person sets a password from the link and signs in.
@@ -19,16 +19,7 @@ test.before(async () => {
   svc = await startService({ backing, env: adminEnv });
   const admin = await Admin.signIn(svc.url);
   await admin.workspace('Research');
-  browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  context.setDefaultTimeout(20_000);
-  page = await context.newPage();
-  errors = watchErrors(page);
-  await page.goto(`${svc.url}/`);
-  await page.getByLabel('Email').fill(adminEmail);
-  await page.getByLabel('Password').fill(adminPassword);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Workspaces' }).waitFor();
+  ({ browser, page, errors } = await signedInPage(svc.url));
 });
 test.after(async () => {
   await browser?.close();

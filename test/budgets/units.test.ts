@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Value } from '@sinclair/typebox/value';
-import type { CatalogModel, ChatRequest } from '../../kernel/index.js';
+import { CountersMissing, type CatalogModel, type ChatRequest } from '../../kernel/index.js';
 import { MemoryCache } from '../../kernel/cache/memory.js';
 import { BudgetsConfigSchema } from '../../plugins/budgets/config.js';
 import { periodKey, periodEnd, counterTtlMs } from '../../plugins/budgets/periods.js';
@@ -93,30 +93,36 @@ test('caps: the scopes of a request, counters seeded from known totals, one line
   const t = Date.UTC(2026, 10, 23, 12);
   assert.equal(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }).map((c) => c.id), ['k', 'm', 'w', 'i']);
   assert.equal(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: null }).map((c) => c.id), ['m', 'w', 'i']);
-  const lines = capLines(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), 500, t, (k) => (k === 'member:w1/p1:lifetime:all' ? 42 : 0), 1000);
+  const lines = capLines(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), 500, t, 1000);
   assert.equal(lines.map((l) => l.line.key), [
     counterKey('key:k1:week:2026-W48'), counterKey('member:w1/p1:lifetime:all'), counterKey('workspace:w1:day:2026-11-23'), counterKey('instance:*:month:2026-11'),
   ]);
-  assert.is(lines[1]!.line.seed, 42);
+  assert.equal([lines[1]!.line.seed, lines[1]!.line.mustExist], [undefined, true], 'a missing counter is reported, never started from zero');
   assert.is(lines[1]!.line.ttlMs, undefined);
   assert.is(lines[2]!.line.ttlMs, 12 * 3600_000 + 1000);
-  const dup = capLines([cap({ id: 'a', amountMicroUsd: 9 }), cap({ id: 'b', amountMicroUsd: 5 })], 1, t, () => 0, 0);
+  const dup = capLines([cap({ id: 'a', amountMicroUsd: 9 }), cap({ id: 'b', amountMicroUsd: 5 })], 1, t, 0);
   assert.is(dup.length, 1);
   assert.is(dup[0]!.line.limit, 5);
   assert.is(chargedTotalKeys({ workspaceId: 'w1', personId: 'p1', keyId: 'k1' }, t).length, 16);
 });
 
-test('reservation: all or nothing, settle moves by charge − hold, a lost counter restarts at the truth', async () => {
+test('reservation: all or nothing, settle moves by charge − hold, a missing counter is reported and changes nothing', async () => {
   const cache = new MemoryCache();
   const t = Date.now();
-  const lines = capLines([cap({ amountMicroUsd: 1000 })], 600, t, () => 100, 0);
+  const lines = capLines([cap({ amountMicroUsd: 1000 })], 600, t, 0);
+  const missing = await cache.reserve(lines.map((l) => l.line)).catch((err: unknown) => err);
+  assert.instance(missing, CountersMissing);
+  assert.equal((missing as CountersMissing).lines, [0]);
+  assert.is(await cache.get(lines[0]!.line.key), null, 'nothing was seeded or added');
+  lines[0]!.line.seed = 100;
   assert.ok((await cache.reserve(lines.map((l) => l.line))).ok);
   const refused = await cache.reserve(lines.map((l) => l.line));
   assert.equal(refused, { ok: false, index: 0, current: 700, ttlMs: (refused as { ttlMs: number }).ttlMs });
   const k: Array<[string, 'month']> = [[lines[0]!.total, 'month']];
-  assert.equal(await cache.adjust(moveLines(k, 600, 250 - 600, t, () => 100, 0)), [350]);
-  await cache.del(lines[0]!.line.key); // the cache lost the counter: seed = known total + this hold
-  assert.equal(await cache.adjust(moveLines(k, 600, 250 - 600, t, () => 350, 0)), [600]);
+  assert.equal(await cache.adjust(moveLines(k, 250 - 600, t, 0)), [350]);
+  await cache.del(lines[0]!.line.key);
+  const lost = await cache.adjust(moveLines(k, 250 - 600, t, 0), { key: 'holds', member: 'h' }).catch((err: unknown) => err);
+  assert.instance(lost, CountersMissing);
   const h = { i: 'h', a: 1, k, r: 'r', w: 'w', p: 'p', y: null, m: 'p:m', t };
   assert.equal(decodeTrack(encodeTrack(h)), h);
   assert.is(decodeTrack('not json'), null);

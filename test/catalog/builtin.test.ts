@@ -180,6 +180,25 @@ test('admins hide or re-price a built-in model; a hidden one is neither listed n
   assert.ok(list.data.length > 10 && list.data.every((m) => m.provider === 'openai'));
 });
 
+test('admins lower a built-in model\'s output limit: sent when a request sets none, refused above it, never above the catalogue\'s', async () => {
+  type View = { output_limit: number; catalogue_output_limit: number };
+  const name = enc('openai:gpt-4o');
+  const before = await w.admin.ok<View>('GET', `/built-in-models/${name}`);
+  assert.is(before.output_limit, before.catalogue_output_limit);
+  for (const output_limit of [before.catalogue_output_limit + 1, 0, 2.5]) {
+    const r = await w.admin.call<Err>('PATCH', `/built-in-models/${name}`, { output_limit });
+    assert.equal([r.status, r.body.error.code, r.body.error.param], [400, 'invalid_request', 'output_limit'], String(output_limit));
+  }
+  const lowered = await w.admin.ok<View>('PATCH', `/built-in-models/${name}`, { output_limit: 1000 });
+  assert.equal([lowered.output_limit, lowered.catalogue_output_limit], [1000, before.catalogue_output_limit]);
+  await ask(w.apiKey);
+  const sent = mock.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)?.body;
+  assert.is(sent.max_completion_tokens ?? sent.max_tokens, 1000, 'the lowered limit is sent when the request sets none');
+  await refusedWith(client(w.apiKey).chat.completions.create({ model: 'openai:gpt-4o', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1001 }), 400, 'output_too_long');
+  const back = await w.admin.ok<View>('PATCH', `/built-in-models/${name}`, { output_limit: null });
+  assert.is(back.output_limit, before.catalogue_output_limit);
+});
+
 test('the key and model routes are in the admin OpenAPI document', async () => {
   const doc = (await (await fetch(`${w.svc.url}/admin/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
   for (const path of ['/providers/{name}/key', '/workspaces/{workspaceId}/provider-keys', '/workspaces/{workspaceId}/provider-keys/{name}', '/built-in-models', '/built-in-models/{name}']) {

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
 import { shape } from '../support/harness.js';
+import { StoreToken } from '../../kernel/index.js';
 import { vendorError } from '../support/mock-upstream.js';
 import { Admin } from '../support/provision.js';
 import { eventually, fence, member, models, noClassifier, startRoutingWorld, type RoutingWorld } from '../routing/support.js';
@@ -52,6 +53,25 @@ test('admin API: a key creates, lists, reads and deletes its own conversations; 
   assert.is((await asKey.call('DELETE', `/workspaces/${w.workspaceId}/conversations/${created.body.id}`)).status, 204);
   const gone = await asKey.call<Json>('GET', path(created.body.id));
   assert.equal([gone.status, gone.body.error.code], [404, 'not_found']);
+});
+
+test('rename: PATCH sets the title (trimmed; null or blank clears it); too long → 400 at title; not yours → 404', async () => {
+  const id = await start('Draft');
+  const renamed = await asKey.call<Json>('PATCH', path(id), { title: '  Trip to Lisbon ' });
+  assert.is(renamed.status, 200);
+  assert.equal({ ...renamed.body, created_at: 0, updated_at: 0 }, { id, title: 'Trip to Lisbon', routing: null, created_at: 0, updated_at: 0 });
+  assert.is((await asKey.ok<Json>('GET', path(id))).title, 'Trip to Lisbon');
+  assert.is((await asKey.ok<Json>('PATCH', path(id), { title: '   ' })).title, null);
+  assert.is((await asKey.ok<Json>('PATCH', path(id), { title: null })).title, null);
+  const tooLong = await asKey.call<Json>('PATCH', path(id), { title: 'x'.repeat(201) });
+  assert.equal([tooLong.status, tooLong.body.error.code, tooLong.body.error.param], [400, 'invalid_request', 'title']);
+  const missing = await asKey.call<Json>('PATCH', path(id), {});
+  assert.equal([missing.status, missing.body.error.param], [400, 'title']);
+  const other = await member(w, 'conv-renamer@example.test');
+  const theirs = await other.admin.call<Json>('PATCH', path(id), { title: 'Mine now' });
+  assert.equal([theirs.status, theirs.body.error.code], [404, 'not_found']);
+  const doc = (await (await fetch(`${w.svc.url}/admin/v1/openapi.json`)).json()) as Json;
+  assert.ok(doc.paths['/admin/v1/workspaces/{workspaceId}/conversations/{id}'].patch);
 });
 
 test("another person's conversation is not found, through the admin API and through x-svc-conversation", async () => {
@@ -154,6 +174,15 @@ test('history: each request\'s new messages and the reply (whole or streamed, to
   assert.equal(await stored(), expected);
   // History is data, never logged.
   assert.not.ok(w.svc.logs.text.includes(canary));
+});
+
+test('an exchange moves the conversation\'s last activity (retention counts from it)', async () => {
+  const id = await start('old');
+  await w.svc.service.get(StoreToken).execute('update conversations set updated_at = 1000 where id = ?', [id]);
+  const before = Date.now();
+  await w.client.chat.completions.create({ model: models.general, messages: [{ role: 'user', content: 'still here' }] }, { headers: { 'x-svc-conversation': id } });
+  const moved = await eventually(async () => Date.parse((await asKey.ok<{ updated_at: string }>('GET', path(id))).updated_at) >= before, 3000);
+  assert.ok(moved >= 0, 'updated_at did not move');
 });
 
 test('without the header nothing is stored and each request routes on its own', async () => {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { CachePort } from '../../kernel/cache/port.js';
+import { CountersMissing, type CachePort } from '../../kernel/cache/port.js';
 
 /**
  * The cache port's behaviour, run against every implementation and deployment (memory, one
@@ -122,6 +122,20 @@ export function contract(s: Subject): void {
     assert.equal(await c.reserve([{ key: b, amount: 1, limit: 20, seed: 100 }]), { ok: true, values: [11] });
   });
 
+  test('mustExist: a missing counter changes nothing and is named; a seed or an existing counter goes through', async () => {
+    const [a, b, set] = [key('must'), key('must'), key('set')];
+    await c.set(a, '5');
+    const miss = await c.reserve([{ key: a, amount: 1, limit: 100, mustExist: true }, { key: b, amount: 1, limit: 100, mustExist: true }], { key: set, member: 'h', score: 1 }).catch((e: unknown) => e);
+    assert.instance(miss, CountersMissing);
+    assert.equal((miss as CountersMissing).lines, [1]);
+    assert.equal([await c.get(a), await c.get(b), await c.members(set)], ['5', null, []], 'nothing changed, nothing tracked');
+    const moved = await c.adjust([{ key: b, delta: 2, mustExist: true }], { key: set, member: 'x' }).catch((e: unknown) => e);
+    assert.equal((moved as CountersMissing).lines, [0]);
+    assert.equal(await c.reserve([{ key: a, amount: 1, limit: 100, mustExist: true }, { key: b, amount: 1, limit: 100, seed: 40, mustExist: true }], { key: set, member: 'h', score: 1 }), { ok: true, values: [6, 41] });
+    assert.equal(await c.adjust([{ key: b, delta: -1, mustExist: true }]), [40]);
+    assert.equal(await c.members(set), ['h']);
+  });
+
   test('adjust and untrack', async () => {
     const [a, b, d, set] = [key('adj'), key('adj'), key('adj'), key('set')];
     await c.reserve([{ key: a, amount: 10, limit: 100 }], { key: set, member: 'h1', score: 5 });
@@ -134,6 +148,28 @@ export function contract(s: Subject): void {
     const t = await c.ttl(d);
     assert.ok(t > 0 && t <= 100, `ttl ${t}`);
     assert.equal(await c.popExpired(set, 100, 10), ['h2']);
+  });
+
+  test('reserve in place of a member: only while it is there; re-scoring never brings one back', async () => {
+    const [a, set] = [key('grow'), key('set')];
+    await c.reserve([{ key: a, amount: 10, limit: 100 }], { key: set, member: 'h1:10', score: 5 });
+    // A hold that grows: the counter moves and the member is replaced in one step.
+    assert.equal(await c.reserve([{ key: a, amount: 30, limit: 100 }], { key: set, member: 'h1:40', score: 7, replaces: 'h1:10' }), { ok: true, values: [40] });
+    // Refused by its limit: the old member stays.
+    const over = await c.reserve([{ key: a, amount: 61, limit: 100 }], { key: set, member: 'h1:101', score: 7, replaces: 'h1:40' });
+    assert.equal({ ...over, ttlMs: 0 }, { ok: false, index: 0, current: 40, ttlMs: 0 });
+    // Re-scoring in place (the keep-alive) moves only the score.
+    assert.equal(await c.reserve([], { key: set, member: 'h1:40', score: 9, replaces: 'h1:40' }), { ok: true, values: [] });
+    assert.equal(await c.popExpired(set, 8, 10), []);
+    assert.equal(await c.popExpired(set, 9, 10), ['h1:40']);
+    // Gone (settled or reaped elsewhere): nothing changes, nothing is seeded, nothing comes back.
+    const b = key('grow');
+    assert.equal(await c.reserve([{ key: a, amount: 1, limit: 100 }, { key: b, amount: 1, limit: null, seed: 5 }], { key: set, member: 'h1:41', score: 9, replaces: 'h1:40' }), {
+      ok: false, index: -1, current: 0, ttlMs: -2, gone: true,
+    });
+    assert.equal(await c.reserve([], { key: set, member: 'h1:40', score: 9, replaces: 'h1:40' }), { ok: false, index: -1, current: 0, ttlMs: -2, gone: true });
+    assert.equal([await c.get(a), await c.get(b)], ['40', null]);
+    assert.equal(await c.popExpired(set, 100, 10), []);
   });
 
   test('popExpired: lowest scores first, up to the limit, then gone', async () => {

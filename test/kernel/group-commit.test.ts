@@ -5,6 +5,7 @@ import { loadConfig } from '../../kernel/config/load.js';
 import { createLogger } from '../../kernel/log/logger.js';
 import { openStore, type Store } from '../../kernel/store/orm.js';
 import { GroupCommit, type DurableWrite } from '../../kernel/store/group-commit.js';
+import { powerOfTwoSlices } from '../../kernel/store/durable-writes.js';
 
 /** The durable commit of settle hooks (kernel/store/group-commit.ts), on the shape's real database. */
 const test = suite('kernel: group commit of money records');
@@ -28,7 +29,7 @@ test.after(async () => {
 
 const usage = (id: string, cost: unknown): DurableWrite => ({ kind: 'insert', table: 'gc_usage', columns: ['id', 'cost'], rows: [[id, cost]] });
 const add = (amount: number, seen?: Array<Array<{ key: string; after: number; added: number }>>): DurableWrite => ({
-  kind: 'add', table: 'gc_totals', keyColumn: 'k', valueColumn: 'v', now: 0, deltas: [['total', amount]], onTotals: seen ? (rows) => seen.push(rows) : undefined,
+  kind: 'add', table: 'gc_totals', keyColumn: 'k', valueColumn: 'v', now: 0, keys: ['total'], amount, onTotals: seen ? (rows) => seen.push(rows) : undefined,
 });
 
 test('requests settling together share one transaction; each statement gets its own rows', async () => {
@@ -39,11 +40,63 @@ test('requests settling together share one transaction; each statement gets its 
   assert.equal(seen, [[{ key: 'total', after: 1, added: 1 }], ...Array(3).fill([{ key: 'total', after: 16, added: 15 }])]);
 });
 
+test('a group larger than one statement slice: every request lands, every total reaches its own hook', async () => {
+  const ids = Array.from({ length: 37 }, (_, i) => `big${i}`);
+  const seen = new Map<string, Array<{ key: string; after: number; added: number }>>();
+  const own = (id: string, amount: number): DurableWrite => ({
+    kind: 'add', table: 'gc_totals', keyColumn: 'k', valueColumn: 'v', now: 0, keys: [`k-${id}`, 'shared'], amount, onTotals: (rows) => seen.set(id, rows),
+  });
+  await Promise.all(ids.map((id, i) => commits.commit([usage(id, i), own(id, i + 1)])));
+  const sharedAfter = (37 * 38) / 2;
+  for (const [i, id] of ids.entries()) {
+    const rows = seen.get(id)!;
+    assert.equal(rows.find((r) => r.key === `k-${id}`), { key: `k-${id}`, after: i + 1, added: i + 1 }, id);
+    assert.is(rows.find((r) => r.key === 'shared')!.after <= sharedAfter, true);
+  }
+  const [u] = await store.execute<{ n: string | number }>("select count(*) as n from gc_usage where id like 'big%'");
+  assert.is(Number(u!.n), 37);
+  const [t] = await store.execute<{ v: string | number }>("select v from gc_totals where k = 'shared'");
+  assert.is(Number(t!.v), sharedAfter);
+});
+
+test('with a commit delay, requests settling a moment apart share one transaction; idle() commits at once', async () => {
+  const lingering = new GroupCommit(store, createLogger('info', logs), 10, 200, 60_000);
+  const seen: Array<Array<{ key: string; after: number; added: number }>> = [];
+  const add = (amount: number): DurableWrite => ({ kind: 'add', table: 'gc_totals', keyColumn: 'k', valueColumn: 'v', now: 0, keys: ['linger'], amount, onTotals: (rows) => seen.push(rows) });
+  const first = lingering.commit([usage('d1', 1), add(2)]);
+  await new Promise((r) => setTimeout(r, 20));
+  const second = lingering.commit([usage('d2', 1), add(3)]);
+  assert.is(lingering.pending, 2, 'both wait for the delay');
+  await lingering.idle();
+  await Promise.all([first, second]);
+  assert.is(seen.length, 2);
+  assert.is(seen[0]![0]!.after, seen[1]![0]!.after, 'one upsert: both see the same total');
+  assert.equal(seen[0], [{ key: 'linger', after: 5, added: 5 }]);
+});
+
+test('a hook shared by the requests of a group is called once, with every key staged with it', async () => {
+  const calls: Array<Array<{ key: string; after: number; added: number }>> = [];
+  const hook = (rows: Array<{ key: string; after: number; added: number }>) => calls.push(rows);
+  const shared = ['s1', 's2'];
+  const write = (keys: readonly string[], amount: number): DurableWrite => ({ kind: 'add', table: 'gc_totals', keyColumn: 'k', valueColumn: 'v', now: 0, keys, amount, onTotals: hook });
+  const lingering = new GroupCommit(store, createLogger('info', logs), 10, 200, 60_000);
+  const all = [lingering.commit([write(shared, 1)]), lingering.commit([write(shared, 2)]), lingering.commit([write(['s3'], 4)])];
+  await lingering.idle();
+  await Promise.all(all);
+  assert.equal(calls, [[{ key: 's1', after: 3, added: 3 }, { key: 's2', after: 3, added: 3 }, { key: 's3', after: 4, added: 4 }]]);
+});
+
+test('powerOfTwoSlices: binary decomposition, order kept', () => {
+  assert.equal(powerOfTwoSlices([1, 2, 3, 4, 5, 6, 7]).map((s) => s.length), [4, 2, 1]);
+  assert.equal(powerOfTwoSlices(Array.from({ length: 37 }, (_, i) => i)).flat(), Array.from({ length: 37 }, (_, i) => i));
+  assert.equal(powerOfTwoSlices([]), []);
+});
+
 test('a request committed before (duplicate usage id) counts as committed; the others of its group still land', async () => {
   await Promise.all([commits.commit([usage('r1', 5), add(5)]), commits.commit([usage('r4', 7), add(7)])]);
   const [t] = await store.execute<{ v: string | number }>("select v from gc_totals where k = 'total'");
   assert.is(Number(t!.v), 23, 'the duplicate added nothing, the other request its 7');
-  const [u] = await store.execute<{ n: string | number }>('select count(*) as n from gc_usage');
+  const [u] = await store.execute<{ n: string | number }>("select count(*) as n from gc_usage where id like 'r%'");
   assert.is(Number(u!.n), 5);
 });
 

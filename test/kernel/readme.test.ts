@@ -4,6 +4,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { packageRoot } from '../../kernel/paths.js';
 import { errorTable } from '../../kernel/errors/table.js';
+import { serviceNodeFlags } from '../../kernel/lifecycle/node-flags.js';
 
 /** The README's tables must stay true to the code: every SVC_* variable read, every error code. */
 const test = suite('README stays true');
@@ -34,6 +35,16 @@ test('every error code of the table is in the README, with its HTTP status row',
     const line = readme.split('\n').find((l) => l.startsWith(`| ${row.status} |`) && l.includes(code));
     assert.ok(line, `${code} (${row.status}) in the README's error table`);
     assert.ok(line!.includes(row.type), `${code}: type ${row.type}`);
+  }
+});
+
+test('the node flags of kernel/lifecycle/node-flags.ts are the ones the Dockerfile and npm start pass', () => {
+  const dockerCmd = readFileSync(resolve(packageRoot, 'Dockerfile'), 'utf8').split('\n').find((l) => l.startsWith('CMD '));
+  const start = (JSON.parse(readFileSync(resolve(packageRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
+  assert.ok(serviceNodeFlags.length > 0);
+  for (const flag of serviceNodeFlags) {
+    assert.ok(dockerCmd?.includes(`"${flag}"`), `Dockerfile CMD passes ${flag}`);
+    assert.ok(start.includes(` ${flag} `), `npm start passes ${flag}`);
   }
 });
 

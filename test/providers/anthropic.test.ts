@@ -8,7 +8,7 @@ import { anthropicVersion } from '../../providers/anthropic/adapter.js';
 import { MockAnthropic, anthropicError, anthropicFixture } from '../support/mock-anthropic.js';
 import { assertSchema } from '../support/openapi.js';
 import { shape } from '../support/harness.js';
-import { drain, providerContract, rejectsWith, testCall, testModel, textOf } from './contract.js';
+import { drain, providerContract, stoppedReplyHistory, rejectsWith, testCall, testModel, textOf } from './contract.js';
 
 const test = suite(`anthropic adapter (${shape})`);
 const key = 'sk-ant-canary-7d1e4b';
@@ -199,6 +199,11 @@ test('client abort reaches the upstream; check() uses GET /v1/models with the ke
   assert.is(await adapter().check(AbortSignal.timeout(200)), 'could_not_connect');
   assert.is(await adapter('not a url').check(AbortSignal.timeout(2000)), 'could_not_connect');
   assert.is(textOf([]), '');
+});
+
+test('an assistant turn with neither text nor tool calls (a reply stopped for an approval) is left out', () => {
+  const turns = (toAnthropicRequest(testCall(model, { messages: stoppedReplyHistory }), false)).messages as Array<{ role: string }>;
+  assert.equal(turns.map((t) => t.role), ['user', 'assistant', 'user']);
 });
 
 test.run();

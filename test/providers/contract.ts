@@ -4,6 +4,7 @@ import {
   isGatewayError,
   type CatalogModel,
   type ChatCompletionChunk,
+  type ChatMessage,
   type ChatRequest,
   type ErrorCode,
   type ProviderAdapter,
@@ -35,6 +36,15 @@ export function testModel(upstreamId = 'mock-model', provider = 'local'): Catalo
 }
 
 /** One upstream call with a resolved max_tokens. */
+/** History with a reply stopped for an approval (no text, no calls) before the continued one. */
+export const stoppedReplyHistory: ChatMessage[] = [
+  { role: 'user', content: 'Delete item 42' },
+  { role: 'assistant', content: null },
+  { role: 'assistant', content: '' },
+  { role: 'assistant', content: 'Item 42 is deleted.' },
+  { role: 'user', content: 'Thanks' },
+];
+
 export function testCall(model: CatalogModel, over: Partial<ChatRequest> = {}, signal: AbortSignal = new AbortController().signal): UpstreamCall {
   const request: ChatRequest & { maxTokens: number } = {
     model: model.name,

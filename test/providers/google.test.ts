@@ -1,4 +1,5 @@
 import { suite } from 'uvu';
+import { toGeminiRequest } from '../../providers/google/request.js';
 import * as assert from 'uvu/assert';
 import type { ServerResponse } from 'node:http';
 import { isGatewayError, type ChatCompletionChunk, type ChatMessage, type ProviderAdapter } from '../../kernel/index.js';
@@ -8,7 +9,7 @@ import { geminiParameters } from '../../providers/google/schema.js';
 import { MockGemini, geminiError, geminiFixture } from '../support/mock-gemini.js';
 import { assertSchema } from '../support/openapi.js';
 import { shape } from '../support/harness.js';
-import { drain, providerContract, rejectsWith, testCall, testModel } from './contract.js';
+import { drain, providerContract, stoppedReplyHistory, rejectsWith, testCall, testModel } from './contract.js';
 
 const test = suite(`google adapter (${shape})`);
 const key = 'AIza-canary-5c2e9f';
@@ -176,6 +177,11 @@ test('check(): GET /v1beta/models; the 400 API_KEY_INVALID is key_refused; abort
   setTimeout(() => ac.abort(new Error('gone')), 100);
   assert.is(((await pending.catch((e: unknown) => e)) as Error).message, 'gone');
   assert.is(await mock.requests.at(-1)!.settled, 'aborted');
+});
+
+test('an assistant turn with neither text nor tool calls (a reply stopped for an approval) is left out', () => {
+  const turns = (toGeminiRequest(testCall(model, { messages: stoppedReplyHistory }))).contents as Array<{ role: string }>;
+  assert.equal(turns.map((t) => t.role), ['user', 'model', 'user']);
 });
 
 test.run();

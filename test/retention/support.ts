@@ -2,7 +2,6 @@ import { fileURLToPath } from 'node:url';
 import { StoreToken, type Store } from '../../kernel/index.js';
 import type { TestService } from '../support/harness.js';
 
-export const laterKinds = fileURLToPath(new URL('./later-kinds.js', import.meta.url));
 
 export const DAY = 86_400_000;
 

@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { LocalHttpServer } from './mcp-server-base.js';
+import { LocalHttpServer, sendWeb, webRequest } from './mcp-server-base.js';
 
 /** What the `recall` tool answers: a canary that must never reach logs, spans or errors. */
 export const resultCanary = 'tool-result-canary-8f3a51';
@@ -69,17 +68,7 @@ export class McpTestServer extends LocalHttpServer {
   protected async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       if (req.headers.authorization) this.authorizations.add(req.headers.authorization);
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-      const request = new Request(`http://127.0.0.1:${this.port}${req.url}`, {
-        method: req.method, headers, ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: 'half' } : {}),
-      } as RequestInit);
-      const response = await this.handler.fetch(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (!response.body) return void res.end();
-      for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) res.write(part);
-      res.end();
+      await sendWeb(res, await this.handler.fetch(webRequest(req, this.origin)));
     } catch {
       if (!res.headersSent) res.writeHead(500);
       res.end();

@@ -106,6 +106,8 @@ export class MockUpstream {
   readonly requests: RecordedRequest[] = [];
   /** Used when the queue is empty. */
   defaultBehaviour: Behaviour = { reply: { content: 'Hello from the mock.' } };
+  /** When set and the queue is empty, picks a chat request's answer from its body (concurrent conversations); undefined falls back to `defaultBehaviour`. */
+  respond?: (body: any) => Behaviour | undefined;
   /** Ids listed by GET /v1/models. */
   models: string[] = ['mock-model'];
   /** TCP connections accepted so far (keep-alive reuse shows as fewer connections than requests). */
@@ -176,7 +178,7 @@ export class MockUpstream {
       const e = vendorError('openai-invalid-url');
       return this.send(res, { ...e, body: { error: { message: `Invalid URL (${req.method} ${path})`, type: 'invalid_request_error', param: null, code: null } } });
     }
-    const b = this.queues[route].shift() ?? (route === 'chat' ? this.defaultBehaviour : {});
+    const b = this.queues[route].shift() ?? (route === 'chat' ? (this.respond?.(body) ?? this.defaultBehaviour) : {});
     if (b.delayMs) await sleep(b.delayMs);
     if (res.destroyed) return;
     if (b.raw) return b.raw(req, res, record);

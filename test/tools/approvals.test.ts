@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
 import { shape } from '../support/harness.js';
 import { Admin } from '../support/provision.js';
+import { eventually } from '../routing/support.js';
 import { call, model, refusal, startToolsWorld, upstreamBodies, type ToolsWorld } from './support.js';
 
 const test = suite(`tools: approvals (${shape})`);
@@ -55,6 +56,24 @@ test('a tool that needs approval stops the reply with svc.pending_approval; appr
   assert.is(w.mcp.calls.length, 1);
 });
 
+test('an answer refused before it took effect (402) leaves the approval waiting; answering again runs the call', async () => {
+  const { conv, id, requestId } = await waiting();
+  const cap = await w.admin.ok<{ id: string }>('POST', '/budget-caps', { amount_micro_usd: 1, period: 'month' });
+  const headers = { 'x-svc-conversation': conv, 'x-svc-approve': id };
+  try {
+    assert.equal((await refusal(w.client.chat.completions.create(ask, { headers }))).slice(0, 2), [402, 'budget_exceeded']);
+  } finally {
+    await w.admin.ok('DELETE', `/budget-caps/${cap.id}`);
+  }
+  assert.equal(w.mcp.calls, [], 'nothing ran');
+  assert.equal((await w.calls(requestId)).map((r) => r.outcome), ['pending'], 'the call waits again');
+  w.mock.enqueue({ reply: { content: 'Item 42 is deleted.' } });
+  const done = await w.client.chat.completions.create(ask, { headers });
+  assert.is(done.choices[0]!.message.content, 'Item 42 is deleted.');
+  assert.equal(w.mcp.calls, [{ tool: 'delete_item', args: { id: '42' } }]);
+  assert.equal((await w.calls(requestId)).map((r) => r.outcome), ['approved']);
+});
+
 test('streamed: the pending approval comes in a final chunk before [DONE]', async () => {
   const conv = await w.conversation();
   w.mock.enqueue({ reply: { content: null, tool_calls: [del] } });
@@ -83,6 +102,16 @@ test('streamed approve: the approved call runs and the continued reply streams',
   assert.is(content, 'Item 42 is gone.');
   assert.equal(w.mcp.calls, [{ tool: 'delete_item', args: { id: '42' } }]);
   assert.equal(upstreamBodies(w.mock)[1].messages.at(-1), { role: 'tool', content: 'deleted 42', tool_call_id: del.id });
+});
+
+test("history: an approval's answer adds only its reply; the resent messages are not stored twice", async () => {
+  const { conv, id } = await waiting();
+  w.mock.enqueue({ reply: { content: 'Item 42 is deleted.' } });
+  await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': id } });
+  const asKey = new Admin(w.svc.url, w.apiKey);
+  const read = async () => (await asKey.ok<any>('GET', `/workspaces/${w.workspaceId}/conversations/${conv}`)).messages.map((m: any) => m.message);
+  assert.ok((await eventually(async () => (await read()).length >= 3, 3000)) >= 0, 'history not written');
+  assert.equal(await read(), [ask.messages[0], { role: 'assistant', content: 'I will delete it.' }, { role: 'assistant', content: 'Item 42 is deleted.' }]);
 });
 
 test('two calls needing approval in one turn: approving the first runs it and stops at the second, without a model call', async () => {

@@ -19,11 +19,11 @@ export interface ToolsWorld extends World {
   calls(requestId: string): Promise<any[]>;
 }
 
-/** A service with one model, a real MCP server registered as `files`, and its origin allowed. */
-export async function startToolsWorld(): Promise<ToolsWorld> {
+/** A service with one model, a real MCP server registered as `files`, and its origin allowed; `env` for the service (e.g. SVC_OTLP_ENDPOINT). */
+export async function startToolsWorld(env: NodeJS.ProcessEnv = {}): Promise<ToolsWorld> {
   const mock = await new MockUpstream().start();
   const mcp = await new McpTestServer().start();
-  const world = await startWorld({ plugins: { conversations: { config: { flushIntervalMs: 20 } }, tools: { config: { callTimeoutMs: 1500, maxResponseBytes: 256 * 1024, maxSteps: 3 } } } });
+  const world = await startWorld({ plugins: { conversations: { config: { flushIntervalMs: 20 } }, tools: { config: { callTimeoutMs: 1500, maxResponseBytes: 256 * 1024, maxSteps: 3 } } } }, env);
   await world.admin.provider('local', mock.url);
   await world.admin.model(model);
   const ws = <T = any>(method: string, path: string, body?: unknown) => world.admin.call<T>(method, `/workspaces/${world.workspaceId}${path}`, body);

@@ -3,6 +3,12 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 /** One exported span as decoded from OTLP/HTTP JSON. */
 export interface ReceivedSpan {
   name: string;
+  traceId: string;
+  spanId: string;
+  /** '' for a root span. */
+  parentSpanId: string;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
   kind: number;
   attributes: Record<string, unknown>;
   status: { code?: number };
@@ -41,10 +47,16 @@ export class OtlpReceiver {
       this.bodies.push(text);
       this.headers.push(req.headers);
       if (req.url === '/v1/traces' && req.headers['content-type']?.includes('json')) {
-        const body = JSON.parse(text) as { resourceSpans?: Array<{ resource?: { attributes?: [] }; scopeSpans?: Array<{ spans?: Array<{ name: string; kind: number; attributes?: []; status?: { code?: number } }> }> }> };
+        type Span = { name: string; kind: number; traceId: string; spanId: string; parentSpanId?: string; startTimeUnixNano: string; endTimeUnixNano: string; attributes?: []; status?: { code?: number } };
+        const body = JSON.parse(text) as { resourceSpans?: Array<{ resource?: { attributes?: [] }; scopeSpans?: Array<{ spans?: Span[] }> }> };
         for (const rs of body.resourceSpans ?? []) {
           for (const ss of rs.scopeSpans ?? []) {
-            for (const s of ss.spans ?? []) this.spans.push({ name: s.name, kind: s.kind, attributes: attrs(s.attributes), status: s.status ?? {}, resource: attrs(rs.resource?.attributes) });
+            for (const s of ss.spans ?? []) {
+              this.spans.push({
+                name: s.name, kind: s.kind, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', startTimeUnixNano: String(s.startTimeUnixNano), endTimeUnixNano: String(s.endTimeUnixNano),
+                attributes: attrs(s.attributes), status: s.status ?? {}, resource: attrs(rs.resource?.attributes),
+              });
+            }
           }
         }
       }

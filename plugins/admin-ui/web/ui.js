@@ -140,6 +140,18 @@ export function Paged({ rows, size = 20, head, row, caption }) {
     </nav>`}`;
 }
 
+/** Pages of an API that answers `next_cursor`: the cursor to send now, and the way back. */
+export function useCursors() {
+  const [cursors, setCursors] = useState(['']);
+  return { cursor: cursors.at(-1), cursors, setCursors, reset: () => setCursors(['']) };
+}
+
+/** Newer / Older buttons over `useCursors()`; `next` is the page's `next_cursor`. */
+export const CursorPager = ({ pages, next }) => html`<nav class="pager" aria-label="Pages">
+  <button type="button" disabled=${pages.cursors.length === 1} onClick=${() => pages.setCursors(pages.cursors.slice(0, -1))}>Newer</button>
+  <button type="button" disabled=${!next} onClick=${() => pages.setCursors([...pages.cursors, next])}>Older</button>
+</nav>`;
+
 /** A button that asks first in a modal dialog; `onConfirm` may throw an ApiError, shown in it. */
 export function ConfirmButton({ label, question, confirmLabel = label, onConfirm, class: cls = 'danger' }) {
   const dialog = useRef(null);

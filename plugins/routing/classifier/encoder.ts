@@ -41,6 +41,10 @@ export class SentenceEncoder {
       readFile(join(modelDir, 'vocab.json'), 'utf8').then((text) => JSON.parse(text) as VocabularyEntry[]),
     ]);
     if (!Array.isArray(vocabulary) || vocabulary.length < 1000) throw new Error('the vocabulary file is not a USE-Lite vocabulary');
+    // The graph keeps the file's weight bytes (27 MB) after copying them into the WASM backend's
+    // memory; only loading reads them, so they are let go (bench/README.md "Memory").
+    const artifacts = (model as { artifacts?: { weightData?: unknown } }).artifacts;
+    if (artifacts) artifacts.weightData = undefined;
     return new SentenceEncoder(tf, model, new PieceTokenizer(vocabulary));
   }
 

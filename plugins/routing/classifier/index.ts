@@ -80,7 +80,11 @@ export function createClassifier(options: ClassifierOptions = {}): LocalClassifi
     options.onStateChange?.(next, detail);
   };
 
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: workerOptions });
+  // TF.js makes many short-lived objects per inference; left to its defaults V8 grew this thread's
+  // young generation to 128 MB and let promoted garbage pile up in the old one (RSS 253 MB after
+  // 400 prompts). Bounded: 175 MB, at the same speed (bench/README.md "Memory"). The old
+  // generation's bound is about five times what the classifier keeps alive (~25 MB).
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: workerOptions, resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 } });
   // The classifier must never keep a process alive on its own: close() is the orderly way out.
   worker.unref();
   worker.on('message', (message: FromWorker) => {

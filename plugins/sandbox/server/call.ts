@@ -52,7 +52,7 @@ export function runCall(d: CallDeps, slot: Slot, start: SandboxStart, socket: Du
   };
   const timer = setTimeout(() => stop('time_limit'), d.s.callTimeoutMs);
 
-  readLines(child.stdout!, d.s.maxMessageBytes, (line) => {
+  readLines(child.stdout!, start.maxMessageBytes ?? d.s.maxMessageBytes, (line) => {
     let message: unknown;
     try {
       message = JSON.parse(line);

@@ -10,6 +10,10 @@ import { readSettings, type SandboxSettings } from './settings.js';
 import { SlotPool } from './slots.js';
 import './events.js';
 
+/** A string a process can take as an argument or environment value (spawn refuses NUL bytes). */
+const plain = (v: unknown): v is string => typeof v === 'string' && !v.includes('\0');
+const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** The protocol name in `Upgrade:`; bumped if the frames ever change incompatibly. */
 export const sandboxProtocol = 'svc-sandbox.v1';
 
@@ -103,10 +107,13 @@ function serve(s: SandboxSettings, pool: SlotPool, cgroups: Cgroups, launcher: s
       } catch {
         return end('start_failed');
       }
-      if (frame.type !== 'start' || typeof frame.command !== 'string' || !s.commands[frame.command] || !Array.isArray(frame.args) || !frame.args.every((a) => typeof a === 'string')) return end('start_failed');
-      const env = frame.env && typeof frame.env === 'object' ? Object.fromEntries(Object.entries(frame.env).filter(([, v]) => typeof v === 'string')) : {};
+      if (frame.type !== 'start' || typeof frame.command !== 'string' || !s.commands[frame.command] || !Array.isArray(frame.args) || !frame.args.every(plain)) return end('start_failed');
+      const env = frame.env && typeof frame.env === 'object' ? Object.fromEntries(Object.entries(frame.env).filter(([k, v]) => envName.test(k) && plain(v))) : {};
       socket.removeAllListeners('data');
-      const spec = { command: frame.command, args: frame.args, env };
+      // A call may ask for a smaller message limit than the sandbox's own, never a larger one.
+      const asked = frame.maxMessageBytes;
+      const maxMessageBytes = Number.isInteger(asked) && asked! > 0 ? Math.min(asked!, s.maxMessageBytes) : s.maxMessageBytes;
+      const spec = { command: frame.command, args: frame.args, env, maxMessageBytes };
       void pool.acquire(s.queueMs).then((slot) => {
         if (!slot) return end('no_free_slot');
         if (socket.destroyed || !socket.readable) return pool.release(slot, null); // the client left while queued

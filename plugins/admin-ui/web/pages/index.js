@@ -6,16 +6,26 @@ import { Models } from './models.js';
 import { Budgets } from './budgets.js';
 import { Usage } from './usage.js';
 import { Requests } from './requests.js';
+import { Tools } from './tools.js';
+import { Conversations } from './conversations.js';
+import { Retention } from './retention.js';
+import { Diagnostics } from './diagnostics.js';
 import { Account } from './account.js';
+import { Chat } from './chat.js';
 
 export const pages = [
   { path: 'workspaces', title: 'Workspaces', component: Workspaces },
+  { path: 'chat', title: 'Chat', component: Chat },
   { path: 'people', title: 'People', component: People, admin: true },
   { path: 'providers', title: 'Providers', component: Providers, admin: true },
   { path: 'models', title: 'Models', component: Models, admin: true },
   { path: 'budgets', title: 'Budgets', component: Budgets },
   { path: 'usage', title: 'Usage', component: Usage },
   { path: 'requests', title: 'Requests', component: Requests },
+  { path: 'tools', title: 'Tools', component: Tools },
+  { path: 'conversations', title: 'Conversations', component: Conversations },
+  { path: 'retention', title: 'Retention', component: Retention, admin: true },
+  { path: 'diagnostics', title: 'Diagnostics', component: Diagnostics, admin: true },
   { path: 'account', title: 'Account', component: Account },
 ];
 

@@ -1,7 +1,7 @@
 // Requests: recent model requests with filters (server-side pages), and one request's trace.
 import { useState } from 'preact/hooks';
 import { api, qs, seg } from '../api.js';
-import { html, useLoad, useForm, Form, Field, Loaded, Empty, money, when } from '../ui.js';
+import { html, useLoad, useForm, useCursors, Form, Field, Loaded, Empty, CursorPager, money, when } from '../ui.js';
 import { WorkspacePicker, defaultWorkspace } from './workspace-picker.js';
 import { Trace } from './trace.js';
 
@@ -13,18 +13,18 @@ function RequestList({ me }) {
   const [workspaceId, setWorkspaceId] = useState(defaultWorkspace(me));
   const form = useForm({ id: '', model: '', outcome: '' });
   const [filters, setFilters] = useState(form.values);
-  const [cursors, setCursors] = useState(['']);
+  const pages = useCursors();
   const base = workspaceId ? `/workspaces/${seg(workspaceId)}/requests` : '/requests';
-  const cursor = cursors.at(-1);
+  const cursor = pages.cursor;
   const allowed = workspaceId || me.person.instance_admin;
   const page = useLoad(() => (allowed ? api('GET', `${base}${qs({ ...filters, cursor, limit: 25 })}`) : Promise.resolve(null)), [base, JSON.stringify(filters), cursor]);
-  const pick = (id) => { setWorkspaceId(id); setCursors(['']); };
+  const pick = (id) => { setWorkspaceId(id); pages.reset(); };
   return html`<h1 tabindex="-1">Requests</h1>
     <${WorkspacePicker} me=${me} value=${workspaceId} onChange=${pick} />
     <${Form} form=${form} class="inline" submitLabel="Filter" onSubmit=${async (v) => {
       await api('GET', `${base}${qs({ ...v, limit: 1 })}`);
       setFilters(v);
-      setCursors(['']);
+      pages.reset();
     }}>
       <${Field} form=${form} name="id" label="Request id (x-svc-request-id)" />
       <${Field} form=${form} name="model" label="Model" />
@@ -42,8 +42,5 @@ function RequestList({ me }) {
             <td>${r.prompt_tokens}/${r.completion_tokens}</td><td>${money(r.cost_micro_usd)}</td><td>${r.latency_ms} ms</td>
           </tr>`)}</tbody>
         </table></div>
-        <nav class="pager" aria-label="Pages">
-          <button type="button" disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Newer</button>
-          <button type="button" disabled=${!p.next_cursor} onClick=${() => setCursors([...cursors, p.next_cursor])}>Older</button>
-        </nav>`)}</${Loaded}>`}`;
+        <${CursorPager} pages=${pages} next=${p.next_cursor} />`)}</${Loaded}>`}`;
 }

@@ -1,17 +1,19 @@
-// One request's trace: its record and a timeline of its pipeline phases and upstream attempts.
+// One request's trace: its record and a timeline of its pipeline phases, upstream model calls and workspace tool calls.
 import { api, seg } from '../api.js';
 import { html, useLoad, Loaded, money, when } from '../ui.js';
 
 const ms = (us) => `${(us / 1000).toFixed(1)} ms`;
 
-/** Timeline rows: each pipeline phase (from the request span) then each upstream attempt span. */
+/** Timeline rows: each pipeline phase (from the request span), then each child span: model calls (`upstream.attempt`) and tool calls (`tool.call`). */
 function rows(spans) {
   const root = spans.find((s) => s.parent_span_id === null) ?? spans[0];
   const phases = Object.entries(root?.attributes['svc.phases_us'] ?? {}).map(([name, [start, dur]]) => ({ name, start, dur, status: 'ok' }));
-  const attempts = spans.filter((s) => s !== root).map((s, i) => ({
-    name: `upstream attempt ${i + 1} (${s.attributes['svc.model'] ?? ''})`, start: s.offset_us, dur: s.duration_us, status: String(s.attributes['svc.outcome'] ?? s.status),
+  let attempt = 0;
+  const children = spans.filter((s) => s !== root).map((s) => ({
+    name: s.name === 'tool.call' ? `tool ${s.attributes['svc.function_name'] ?? s.attributes['svc.tool'] ?? ''}` : `upstream attempt ${++attempt} (${s.attributes['svc.model'] ?? ''})`,
+    start: s.offset_us, dur: s.duration_us, status: String(s.attributes['svc.outcome'] ?? s.status),
   }));
-  return { root, items: [...phases, ...attempts].sort((a, b) => a.start - b.start) };
+  return { root, items: [...phases, ...children].sort((a, b) => a.start - b.start) };
 }
 
 export function Trace({ id, workspaceId }) {

@@ -5,6 +5,7 @@ import { Members } from './members.js';
 import { Keys } from './keys.js';
 import { Routing } from './routing.js';
 import { ProviderKeys } from './provider-keys.js';
+import { Recording } from './recording.js';
 
 export function Workspaces({ route, me }) {
   return route[0] ? html`<${Workspace} id=${route[0]} me=${me} />` : html`<${WorkspaceList} me=${me} />`;
@@ -35,6 +36,6 @@ function Workspace({ id, me }) {
       <h1 tabindex="-1">${w.name}</h1>
       <p class="hint">Workspace id <code>${w.id}</code>. Your role: ${w.role ?? 'instance admin'}.</p>
       <${Keys} workspaceId=${w.id} />
-      ${canAdmin && html`<${Members} workspaceId=${w.id} /><${Routing} workspaceId=${w.id} /><${ProviderKeys} workspaceId=${w.id} />`}`;
+      ${canAdmin && html`<${Members} workspaceId=${w.id} /><${Routing} workspaceId=${w.id} /><${ProviderKeys} workspaceId=${w.id} /><${Recording} workspaceId=${w.id} />`}`;
   }}</${Loaded}>`;
 }

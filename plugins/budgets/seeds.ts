@@ -1,0 +1,58 @@
+import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine } from '../../kernel/index.js';
+import { decodeTrack, holdsSet } from './reservation.js';
+import type { Totals } from './totals.js';
+
+/** A budget counter line of a cache call: its running total, and the seed's offset from "now". */
+export interface Seeded {
+  total: string;
+  /** A reservation adds its amount on top of the seed (0); a move of a held counter undoes its delta first (−delta). */
+  offset: number;
+}
+
+/**
+ * Seeds for counters the cache does not have, because it lost them or their period is new
+ * (README "Crash safety"; issue 9 item 2). Budget lines go to the cache marked `mustExist`; when
+ * some are missing, their seed is read fresh at that moment: the committed running total, this
+ * process's charges not yet written, and every live hold on it (from the cache's set of holds).
+ * A counter seeded this way never holds less than what was charged and held. A hold that moves
+ * its own counter leaves itself out (`except`), because its delta already accounts for it.
+ *
+ * Seeding from the totals this replica keeps in memory could lag other replicas' commits by a
+ * refresh interval: a counter re-seeded short admits holds against room that does not exist.
+ */
+export class CounterSeeds {
+  constructor(
+    private readonly cache: CachePort,
+    private readonly totals: Totals,
+  ) {}
+
+  /**
+   * Runs `call` over `lines` (aligned with `seeded`; undefined for lines that are not budget
+   * counters, such as the rate-limit slot); on `CountersMissing` seeds those lines and runs again.
+   */
+  async run<T>(lines: Array<ReserveLine | AdjustLine>, seeded: Array<Seeded | undefined>, call: () => Promise<T>, except?: string): Promise<T> {
+    for (let round = 1; ; round++) {
+      try {
+        return await call();
+      } catch (err) {
+        // A counter can only go missing again if it expired in between: a few rounds suffice.
+        if (!(err instanceof CountersMissing) || round >= 3) throw err;
+        const missing = err.lines.filter((i) => seeded[i] !== undefined);
+        if (missing.length < err.lines.length) throw err;
+        const now = await this.current(missing.map((i) => seeded[i]!.total), except);
+        for (const i of missing) lines[i]!.seed = now.get(seeded[i]!.total)! + seeded[i]!.offset;
+      }
+    }
+  }
+
+  /** What each running total's counter should hold now: committed + unwritten charges + live holds. */
+  private async current(keys: string[], except?: string): Promise<Map<string, number>> {
+    const out = await this.totals.fresh(keys);
+    for (const member of await this.cache.members(holdsSet)) {
+      const h = decodeTrack(member);
+      if (!h || h.i === except) continue;
+      for (const [total] of h.k) if (out.has(total)) out.set(total, out.get(total)! + h.a);
+    }
+    return out;
+  }
+}
