@@ -21,6 +21,7 @@ export function guardCache(cache: CachePort, dep: Dependency): CachePort {
     reserve: (lines, track) => run(() => cache.reserve(lines, track)),
     adjust: (lines, untrack) => run(() => cache.adjust(lines, untrack)),
     members: (key) => run(() => cache.members(key)),
+    expired: (key, maxScore, limit) => run(() => cache.expired(key, maxScore, limit)),
     popExpired: (key, maxScore, limit) => run(() => cache.popExpired(key, maxScore, limit)),
     publish: (channel, message) => run(() => cache.publish(channel, message)),
     // A subscription waits for the connection by design (it must not fail while Redis is away).

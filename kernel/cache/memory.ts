@@ -133,12 +133,16 @@ export class MemoryCache implements CachePort {
     return [...(this.sets.get(key)?.keys() ?? [])];
   }
 
-  async popExpired(key: string, maxScore: number, limit: number): Promise<string[]> {
+  async expired(key: string, maxScore: number, limit: number): Promise<string[]> {
     const s = this.sets.get(key);
-    if (!s) return [];
-    const due = [...s].filter(([, score]) => score <= maxScore).sort((a, b) => a[1] - b[1]).slice(0, limit);
-    for (const [m] of due) s.delete(m);
-    return due.map(([m]) => m);
+    if (!s || limit <= 0) return [];
+    return [...s].filter(([, score]) => score <= maxScore).sort((a, b) => a[1] - b[1]).slice(0, limit).map(([m]) => m);
+  }
+
+  async popExpired(key: string, maxScore: number, limit: number): Promise<string[]> {
+    const due = await this.expired(key, maxScore, limit);
+    for (const m of due) this.sets.get(key)!.delete(m);
+    return due;
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -108,6 +108,12 @@ export interface CachePort {
   adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]>;
   /** Every member of a sorted set (empty when there is none); for rare paths, never per request. */
   members(key: string): Promise<string[]>;
+  /**
+   * Up to `limit` members of a sorted set whose score is <= maxScore, lowest first, left in place:
+   * a caller that must act on each (a reaper) removes it with `adjust(…, { required: true })`, so a
+   * member whose handling failed half-way is still there to be tried again.
+   */
+  expired(key: string, maxScore: number, limit: number): Promise<string[]>;
   /** Removes and returns up to `limit` members of a sorted set whose score is <= maxScore. */
   popExpired(key: string, maxScore: number, limit: number): Promise<string[]>;
   publish(channel: string, message: string): Promise<void>;

@@ -90,6 +90,9 @@ type Scripted = RedisClient & {
 /** Redis wants whole milliseconds; 0 or absent means no expiry (as in the memory cache). */
 const ms = (ttlMs?: number): number => (ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 0);
 
+/** A sorted-set score bound as Redis spells it. */
+const scoreBound = (score: number): string => (Number.isFinite(score) ? String(score) : score > 0 ? '+inf' : '-inf');
+
 /** INCRBY fails on a non-integer after earlier lines were applied; refuse before anything is sent. */
 function integer(n: number, what: string): number {
   if (!Number.isSafeInteger(n)) throw new TypeError(`cache: ${what} must be a safe integer, got ${n}`);
@@ -232,9 +235,14 @@ export class RedisCache implements CachePort {
     return this.run((r) => r.zrange(this.k(key), '0', '-1'));
   }
 
+  async expired(key: string, maxScore: number, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    return this.run((r) => r.zrangebyscore(this.k(key), '-inf', scoreBound(maxScore), 'LIMIT', 0, Math.floor(limit)));
+  }
+
   async popExpired(key: string, maxScore: number, limit: number): Promise<string[]> {
     if (limit <= 0) return [];
-    const max = Number.isFinite(maxScore) ? String(maxScore) : maxScore > 0 ? '+inf' : '-inf';
+    const max = scoreBound(maxScore);
     return this.run((r) => r.svcPop(this.k(key), max, Math.floor(limit)));
   }
 

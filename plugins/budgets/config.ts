@@ -56,6 +56,7 @@ declare module '../../kernel/index.js' {
     'budget.alert_delivered': { alert_id: string; scope: string; threshold: number; attempts: number };
     'budget.alert_given_up': { alert_id: string; scope: string; threshold: number; attempts: number };
     'budget.holds_reaped': { count: number };
+    'budget.reap_failed': { error_code: string; count: number };
     /** A hold whose process died after committing its charge, before moving the counters: moved by a reaper. */
     'budget.settle_recovered': { hold_id: string };
     'budget.settle_failed': { hold_id: string; attempts: number };

@@ -1,4 +1,4 @@
-import type { BatchWriter, CachePort, Logger, Store } from '../../kernel/index.js';
+import { Throttled, type BatchWriter, type CachePort, type Logger, type Store } from '../../kernel/index.js';
 import type { LiveHolds } from './live.js';
 import { decodeTrack, holdsSet, moveLines, movesSeeded, type TrackedHold } from './reservation.js';
 import type { CounterSeeds } from './seeds.js';
@@ -19,6 +19,9 @@ export interface ReaperSettings {
 export class Reaper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
+  private lastError = 'error';
+  /** A cache or database that is away fails every tick: reported once per interval, with a count. */
+  private readonly failed = new Throttled((count) => this.log.warn('budget.reap_failed', { error_code: this.lastError, count }), 10_000);
 
   constructor(
     private readonly cache: CachePort,
@@ -32,7 +35,10 @@ export class Reaper {
 
   start(): void {
     this.timer = setInterval(() => {
-      this.running = this.running.then(async () => void (await this.tick())).catch(() => {});
+      this.running = this.running.then(async () => void (await this.tick())).catch((err: unknown) => {
+        this.lastError = String((err as { code?: string }).code ?? (err as Error).name ?? 'error');
+        this.failed.hit();
+      });
     }, this.s.intervalMs);
     this.timer.unref();
   }
@@ -73,47 +79,59 @@ export class Reaper {
     return out;
   }
 
-  /** Moves a reaped hold's counters (it is out of the set already); a lost counter is seeded fresh. */
-  private move(h: TrackedHold, delta: number, now: number): Promise<number[]> {
+  /**
+   * Moves a hold's counters and takes it out of the set in ONE cache step, only if it is still
+   * there (false otherwise: another replica, or its own settle, took it first). A step that failed
+   * leaves it in the set for the next round; a step whose reply was lost is not applied twice.
+   * A lost counter is seeded fresh.
+   */
+  private async move(h: TrackedHold, member: string, delta: number, now: number): Promise<boolean> {
     const lines = moveLines(h.k, delta, now, this.s.graceMs);
-    return this.seeds.run(lines, movesSeeded(h.k, delta), () => this.cache.adjust(lines), h.i);
+    const values = await this.seeds.run(lines, movesSeeded(h.k, delta), () => this.cache.adjust(lines, { key: holdsSet, member, required: true }), h.i);
+    return values.length === lines.length;
   }
 
+  /**
+   * Expired holds are read, not popped: each is moved and removed atomically (see `move`), so a
+   * cache or database call failing half-way through a batch loses none of them.
+   */
   private async reap(now: number): Promise<number> {
     let count = 0;
+    let failure: unknown;
     for (let round = 0; round < 10; round++) {
-      const members = await this.cache.popExpired(holdsSet, now, 100);
-      let settled: Map<string, number>;
-      try {
-        settled = await this.settledCharges(members);
-      } catch {
-        // The database cannot say which were settled: give them back to the set for the next round.
-        for (const member of members) await this.cache.reserve([], { key: holdsSet, member, score: now });
-        break;
-      }
+      const members = await this.cache.expired(holdsSet, now, 100);
+      if (members.length === 0) break;
+      // Throws when the database cannot say which were settled: they stay for the next tick.
+      const settled = await this.settledCharges(members);
       for (const member of members) {
         const h = decodeTrack(member);
-        if (!h) continue;
-        const mine = this.live.all.get(h.i);
-        if (mine) {
-          // Ours and still running (this process was too busy to touch it): put it back.
-          await this.cache.reserve([], { key: holdsSet, member, score: now + this.s.expiryMs });
-          continue;
-        }
-        const charge = settled.get(h.i);
-        if (charge !== undefined) {
+        try {
+          if (!h) {
+            await this.cache.adjust([], { key: holdsSet, member }); // not a hold: nothing to give back
+            continue;
+          }
+          if (this.live.all.has(h.i)) {
+            // Ours and still running (this process was too busy to touch it): push its expiry ahead.
+            await this.cache.reserve([], { key: holdsSet, member, score: now + this.s.expiryMs, replaces: member });
+            continue;
+          }
+          const charge = settled.get(h.i);
           // Its process committed the charge and died before moving the counters: move them now.
-          await this.move(h, charge - h.a, now);
-          this.log.info('budget.settle_recovered', { hold_id: h.i });
-          continue;
+          if (charge !== undefined) {
+            if (await this.move(h, member, charge - h.a, now)) this.log.info('budget.settle_recovered', { hold_id: h.i });
+            continue;
+          }
+          if (!(await this.move(h, member, -h.a, now))) continue;
+          this.holdLog.add(holdRow(h, null, 'abandoned', now));
+          count++;
+        } catch (err) {
+          failure ??= err; // it stays in the set: the next round or tick tries again
         }
-        await this.move(h, -h.a, now);
-        this.holdLog.add(holdRow(h, null, 'abandoned', now));
-        count++;
       }
-      if (members.length < 100) break;
+      if (failure !== undefined || members.length < 100) break;
     }
     if (count > 0) this.log.info('budget.holds_reaped', { count });
+    if (failure !== undefined) throw failure;
     return count;
   }
 }

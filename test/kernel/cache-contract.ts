@@ -172,6 +172,24 @@ export function contract(s: Subject): void {
     assert.equal(await c.popExpired(set, 100, 10), []);
   });
 
+  test('expired: lowest scores first, up to the limit, left in place until removed by a required untrack', async () => {
+    const set = key('peek');
+    for (const [member, score] of [['a', 30], ['b', 10], ['c', 20], ['d', 40]] as const) {
+      await c.reserve([], { key: set, member, score });
+    }
+    assert.equal(await c.expired(set, 30, 2), ['b', 'c']);
+    assert.equal(await c.expired(set, 30, 10), ['b', 'c', 'a'], 'nothing was removed');
+    assert.equal(await c.expired(set, 30, 0), []);
+    assert.equal(await c.expired(set, -Infinity, 10), []);
+    const counter = key('peek-counter');
+    await c.incr(counter, 50);
+    assert.equal(await c.adjust([{ key: counter, delta: -10 }], { key: set, member: 'b', required: true }), [40]);
+    assert.equal(await c.adjust([{ key: counter, delta: -10 }], { key: set, member: 'b', required: true }), [], 'a second reaper of the same member changes nothing');
+    assert.is(await c.get(counter), '40');
+    assert.equal(await c.expired(set, Infinity, 10), ['c', 'a', 'd']);
+    assert.equal(await c.expired(key('none'), Infinity, 10), []);
+  });
+
   test('popExpired: lowest scores first, up to the limit, then gone', async () => {
     const set = key('holds');
     for (const [member, score] of [['a', 30], ['b', 10], ['c', 20], ['d', 40]] as const) {
