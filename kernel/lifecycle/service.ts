@@ -215,7 +215,9 @@ export class Service {
       this.http.closeAll();
       this.log.info('api.stopped', { forced_streams: forced });
     }
-    // Charges of requests that ended are committed before plugins stop and the store closes.
+    // Charges of requests that ended are committed (and their counters moved) before plugins stop
+    // and the store closes: first every settle under way, then anything still queued.
+    await this.pipeline.settled(this.config.server.shutdownGraceMs);
     await this.commits?.close(this.config.server.shutdownGraceMs);
     for (const { loaded: l, ctx } of [...this.plugins].reverse()) {
       try {

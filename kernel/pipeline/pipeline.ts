@@ -67,8 +67,41 @@ export class Pipeline {
   /**
    * Runs every settle hook; a failing hook does not stop the others. Then commits what they
    * staged in `ctx.durable` in one transaction and, once it is durable, runs `ctx.afterCommit`.
+   * Resolves once the hooks ran: the commit goes on without the request (`settled()` waits for
+   * it), so a caller awaiting this does not keep the request's objects (body, sockets, reply)
+   * alive through the group commit's delay, where every scavenge would copy and promote them.
    */
-  async settle(ctx: RequestContext, onError: (plugin: string, err: unknown) => void): Promise<void> {
+  settle(ctx: RequestContext, onError: (plugin: string, err: unknown) => void): Promise<void> {
+    return this.track(this.runSettleHooks(ctx, onError).then(() => this.commitLater(ctx, onError)));
+  }
+
+  /**
+   * Resolves when every settle begun so far has committed and run what waited for its commit,
+   * or after `graceMs` (a database that stopped answering must not hold a shutdown forever).
+   */
+  async settled(graceMs = Infinity): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = Number.isFinite(graceMs) ? new Promise<void>((done) => (timer = setTimeout(done, graceMs))) : undefined;
+    try {
+      while (this.inFlight.size > 0) {
+        const all = Promise.all(this.inFlight);
+        if (late && (await Promise.race([all.then(() => false), late.then(() => true)]))) return;
+        if (!late) await all;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private readonly inFlight = new Set<Promise<void>>();
+
+  private track(p: Promise<void>): Promise<void> {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+    return p;
+  }
+
+  private async runSettleHooks(ctx: RequestContext, onError: (plugin: string, err: unknown) => void): Promise<void> {
     const hooks = this.hooks.get('settle')!;
     for (let j = 0; j < hooks.length; j++) {
       const { plugin, fn } = hooks[j]!;
@@ -79,7 +112,12 @@ export class Pipeline {
         onError(plugin, err);
       }
     }
-    return this.commitStaged(ctx.durable, ctx.afterCommit, onError);
+  }
+
+  /** Starts the commit of what the hooks staged, tracked but not awaited (see `settle`). */
+  private commitLater(ctx: RequestContext, onError: (plugin: string, err: unknown) => void): void {
+    if (!ctx.durable?.length && !ctx.afterCommit?.length) return;
+    this.track(this.commitStaged(ctx.durable, ctx.afterCommit, onError));
   }
 
   /** The commit and what waits for it; takes only what it needs, so the request is not kept alive meanwhile. */

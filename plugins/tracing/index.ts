@@ -1,4 +1,4 @@
-import { definePlugin, StoreToken, Type, defineToken, BatchWriter, GroupCommitToken, Throttled, RetentionToken, AdminApiToken } from '../../kernel/index.js';
+import { definePlugin, StoreToken, Type, defineToken, BatchWriter, GroupCommitToken, Throttled, RetentionToken, AdminApiToken, PipelineToken } from '../../kernel/index.js';
 import { migrations } from './migrations.js';
 import { tracingRoutes } from './routes.js';
 import { usageColumns, spanColumns, usageRow, spanRow, childRows } from './records.js';
@@ -56,7 +56,10 @@ export default definePlugin({
     const holder: { otlp?: OtlpExport } = {};
     ctx.container.register('tracing.otlp', { useValue: holder });
     const commits = ctx.use(GroupCommitToken);
+    const pipeline = ctx.use(PipelineToken);
     ctx.provide(TracingFlushToken, async () => {
+      // Settles still running their hooks have not queued their commit yet.
+      await pipeline.settled();
       await commits.idle();
       await usage.flush();
       await spans.flush();
