@@ -8,6 +8,7 @@ import { defineToken } from '../container/tokens.js';
 import type { KernelConfig } from '../config/schema.js';
 import type { Dialect, Migration } from './migrations.js';
 import { runBound } from './bound-sql.js';
+import { oneStatement } from './pg-one-statement.js';
 import { SqliteWriter, type Rows, type WriteBehind, type WriteStatement } from './write-behind.js';
 
 /**
@@ -85,12 +86,18 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
   const writer: WriteBehind = pg
     ? {
         run: async (sql, params) => void (await runBound(connection().getClient(), true, sql, params)),
-        commit: (statements) =>
-          transaction(async (exec) => {
+        // One round trip per group: one statement is atomic alone, several inserts become one
+        // statement (pg-one-statement.ts); anything else runs in a transaction.
+        commit: async (statements) => {
+          if (statements.length === 1) return [await runBound<Record<string, unknown>>(connection().getClient(), true, statements[0]!.sql, statements[0]!.params)];
+          const one = oneStatement(statements);
+          if (one) return one.split(await runBound<Record<string, unknown>>(connection().getClient(), true, one.sql, one.params));
+          return transaction(async (exec) => {
             const out: Rows[] = [];
             for (const st of statements) out.push(await exec(st.sql, st.params));
             return out;
-          }),
+          });
+        },
         close: async () => {},
       }
     : new SqliteWriter(file);

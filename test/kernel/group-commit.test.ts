@@ -108,4 +108,16 @@ test('a statement no retry can fix fails its request only, and is logged without
   assert.not.match(logs.text, /CANARY/);
 });
 
+test("one request's writes land together or not at all (PostgreSQL: one statement of CTEs; SQLite: one transaction)", async () => {
+  const seen: Array<Array<{ key: string; after: number; added: number }>> = [];
+  const broken: DurableWrite = { kind: 'insert', table: 'gc_totals', columns: ['k', 'v'], rows: [['atom-total', null]] };
+  const r = await commits.commit([usage('atom1', 3), add(3, seen), broken]).then(() => 'committed', () => 'failed');
+  assert.is(r, 'failed');
+  const [u] = await store.execute<{ n: string | number }>("select count(*) as n from gc_usage where id = 'atom1'");
+  assert.is(Number(u!.n), 0, 'the usage row did not land without the rest');
+  assert.equal(seen, [], 'no total was reported as written');
+  const [t] = await store.execute<{ v: string | number }>("select v from gc_totals where k = 'total'");
+  assert.is(Number(t!.v), 23, 'the running total did not move');
+});
+
 test.run();
