@@ -1,6 +1,7 @@
 import type { Figures } from './scenarios.js';
 import { spread, type Spread } from './stats.js';
 import type { TargetName } from './targets.js';
+import type { BurstFigures } from './burst.js';
 
 /** Everything one run measured; written as JSON beside the markdown. */
 export interface RunData {
@@ -16,6 +17,8 @@ export interface RunData {
   peakRssMb: Partial<Record<TargetName, number>>;
   /** VmRSS of each gateway process after start-up and the smoke test, before any load (MiB); older runs lack it. */
   idleRssMb?: Partial<Record<TargetName, number>>;
+  /** Memory around the hostile burst run after the scenarios (burst.ts); older runs lack it. */
+  burst?: Partial<Record<TargetName, BurstFigures>>;
 }
 
 /** Per-repetition values of one figure. */

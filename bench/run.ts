@@ -5,6 +5,7 @@ import { root } from './child.js';
 import type { RunData } from './data.js';
 import { startPortkey } from './portkey.js';
 import { peakRssMb, rssMb } from './proc.js';
+import { hostileBurst } from './burst.js';
 import { markdown } from './report.js';
 import { measure, scenarios, upstreamIds, type Figures } from './scenarios.js';
 import { directTarget, smokeTest, startBare, startMockProcess, startSvcTarget, type Target, type TargetName } from './targets.js';
@@ -23,6 +24,7 @@ import { directTarget, smokeTest, startBare, startMockProcess, startSvcTarget, t
 const envNumber = (name: string, fallback: number): number => (Number.isFinite(Number(process.env[name])) && process.env[name] ? Number(process.env[name]) : fallback);
 const list = (name: string): string[] | undefined => process.env[name]?.split(',').map((s) => s.trim()).filter(Boolean);
 
+const burstSeconds = envNumber('BENCH_BURST_SECONDS', 30);
 const settings = { seconds: envNumber('BENCH_SECONDS', 4), reps: envNumber('BENCH_REPS', 3), warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 1) };
 const wantedTargets = list('BENCH_TARGETS');
 const wanted = (t: TargetName): boolean => !wantedTargets || wantedTargets.includes(t);
@@ -102,6 +104,16 @@ async function main(): Promise<void> {
       }
     }
     for (const t of targets) if (t.pid) data.peakRssMb[t.name] = peakRssMb(t.pid);
+    // After the peak is read: the burst must not colour it.
+    if (burstSeconds > 0) {
+      log(`\n## Hostile burst: 40 × 31 MiB unauthenticated bodies, RSS ${burstSeconds} s later`);
+      data.burst = {};
+      for (const t of targets) {
+        if (!t.pid) continue;
+        const b = (data.burst[t.name] = await hostileBurst(t, 40, 31, burstSeconds));
+        log(`  ${t.name.padEnd(13)} before=${b.beforeMb.toFixed(0)} peak=${b.peakMb.toFixed(0)} after=${b.afterMb.toFixed(0)} MiB statuses=${b.statuses.join(',')}`);
+      }
+    }
     const { text, checks } = markdown(data);
     writeFileSync(join(resultsDir, `${stamp}.md`), text);
     writeFileSync(join(resultsDir, `${stamp}.json`), JSON.stringify({ ...data, checks }, null, 2));

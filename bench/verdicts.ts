@@ -65,6 +65,13 @@ function judge(d: RunData, svc: TargetName): Record<string, Verdict | undefined>
   }
   const rss = d.peakRssMb[svc];
   if (rss !== undefined) out.rss = verdict(spread([rss]), embedded ? (v) => v <= 150 : null, `${num(rss)} MiB`);
+  const idle = d.idleRssMb?.[svc];
+  if (idle !== undefined) out.idle = verdict(spread([idle]), (v) => v <= 110, `${num(idle)} MiB`);
+  const b = d.burst?.[svc];
+  if (b && idle) {
+    const r = b.afterMb / idle;
+    out.burst = verdict(spread([r]), (v) => v <= 1.5, `${num(r)}×; ${num(b.afterMb)} MiB ${b.seconds} s after (peak ${num(b.peakMb)}) vs idle ${num(idle)} MiB`);
+  }
   const failed = Object.values(d.results).flatMap((r) => r[svc] ?? []).reduce((n, f) => n + (f.failed ?? 0) + (f.incomplete ?? 0), 0);
   out.failed = verdict(spread([failed]), (v) => v === 0, `${failed}`);
   return out;
@@ -79,6 +86,8 @@ const rows: Array<{ id: string; what: string; limit: string }> = [
   { id: 'chunks', what: 'Streaming: chunks forwarded as they arrive (reads per stream, p50)', limit: `≥ ${streamChunks * 0.8} of ${streamChunks}` },
   { id: 'end', what: 'Streaming: added time to end of stream (svc − direct, p50)', limit: 'reported' },
   { id: 'rss', what: 'Peak RSS under load (VmHWM)', limit: '≤ 150 MB embedded' },
+  { id: 'idle', what: 'Idle RSS (issue 16)', limit: '≤ 110 MB' },
+  { id: 'burst', what: 'RSS 30 s after 40 × 31 MiB unauthenticated bodies ÷ idle RSS (issue 16)', limit: '≤ 1.5×' },
   { id: 'failed', what: 'Failed or incomplete requests (all scenarios)', limit: '0' },
 ];
 
