@@ -5,7 +5,7 @@ import type { Target } from './targets.js';
 
 /** What one gateway's memory did around a hostile burst (issue 16: back under 1.5× idle within 30 s). */
 export interface BurstFigures {
-  /** RSS just before the burst, MiB. */
+  /** RSS just before the burst (a fresh, idle gateway), MiB. */
   beforeMb: number;
   peakMb: number;
   /** RSS `seconds` after the burst ended, MiB. */
@@ -45,8 +45,8 @@ function hostilePost(url: string, mb: number): Promise<string> {
 
 /**
  * The hardening issue's burst: `bodies` concurrent unauthenticated requests of `mb` MiB each, then
- * RSS sampled until `seconds` after the last one ended. The bench runs it right after the idle
- * figure is taken, then resets VmHWM, so the scenarios' peak is their own.
+ * RSS sampled until `seconds` after the last one ended. The bench runs it on freshly started
+ * gateways after the scenarios (run.ts), so the load's figures and the burst's stay apart.
  */
 export async function hostileBurst(t: Target, bodies = 40, mb = 31, seconds = 30): Promise<BurstFigures> {
   const pid = t.pid!;

@@ -17,7 +17,7 @@ export interface RunData {
   peakRssMb: Partial<Record<TargetName, number>>;
   /** VmRSS of each gateway process after start-up and the smoke test, before any load (MiB); older runs lack it. */
   idleRssMb?: Partial<Record<TargetName, number>>;
-  /** Memory around the hostile burst run before the scenarios (burst.ts); older runs lack it. */
+  /** Memory around the hostile burst, on freshly started gateways (burst.ts); older runs lack it. */
   burst?: Partial<Record<TargetName, BurstFigures>>;
 }
 

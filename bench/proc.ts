@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 /**
  * Process figures from Linux's /proc: CPU time (user + system) and resident memory of one
@@ -48,11 +48,6 @@ export const peakRssMb = (pid: number): number => statusKb(pid, 'VmHWM') / 1024;
 
 /** Current resident set size (VmRSS), in MiB. */
 export const rssMb = (pid: number): number => statusKb(pid, 'VmRSS') / 1024;
-
-/** Resets the process's VmHWM to its current RSS (Linux: `5` into /proc/PID/clear_refs; ours to write). */
-export function resetPeakRss(pid: number): void {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
-}
 
 /** Samples VmRSS every `everyMs` until stopped; returns the largest sample (MiB). */
 export function sampleRss(pid: number, everyMs = 100): () => number {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { root } from './child.js';
 import type { RunData } from './data.js';
 import { startPortkey } from './portkey.js';
-import { peakRssMb, resetPeakRss, rssMb } from './proc.js';
+import { peakRssMb, rssMb } from './proc.js';
 import { hostileBurst } from './burst.js';
 import { markdown } from './report.js';
 import { measure, scenarios, upstreamIds, type Figures } from './scenarios.js';
@@ -64,6 +64,27 @@ async function startTargets(mockPort: number, logDir: string, skipped: string[],
   for (const t of targets) await smokeTest(t);
 }
 
+/**
+ * The hardening issue's hostile burst, each gateway started afresh (idle, as after a deploy) so
+ * neither the load before it nor the burst's leftovers colour the other figures; all at once,
+ * since each process's memory is its own.
+ */
+async function burstOnFreshTargets(mockPort: number, logDir: string): Promise<NonNullable<RunData['burst']>> {
+  log(`\n## Hostile burst on fresh gateways: 40 × 31 MiB unauthenticated bodies, RSS ${burstSeconds} s later`);
+  const dir = join(logDir, 'burst');
+  mkdirSync(dir, { recursive: true });
+  const fresh: Target[] = [];
+  const out: NonNullable<RunData['burst']> = {};
+  try {
+    await startTargets(mockPort, dir, [], fresh);
+    await Promise.all(fresh.filter((t) => t.pid).map(async (t) => void (out[t.name] = await hostileBurst(t, 40, 31, burstSeconds))));
+  } finally {
+    for (const t of fresh) await t.stop().catch(() => {});
+  }
+  for (const [name, b] of Object.entries(out)) log(`  ${name.padEnd(13)} idle=${b.beforeMb.toFixed(0)} peak=${b.peakMb.toFixed(0)} after=${b.afterMb.toFixed(0)} MiB statuses=${b.statuses.join(',')}`);
+  return out;
+}
+
 async function main(): Promise<void> {
   const started = new Date();
   const stamp = started.toISOString().replace(/[:.]/g, '-');
@@ -88,19 +109,6 @@ async function main(): Promise<void> {
     };
     // Idle: started, provisioned and smoke-tested, before any load.
     for (const t of targets) if (t.pid) data.idleRssMb![t.name] = rssMb(t.pid);
-    // The hostile burst against the idle figure, every gateway at once (each process's memory is
-    // its own); then VmHWM is reset, so the peak reported is the load's, not the burst's.
-    if (burstSeconds > 0) {
-      log(`\n## Hostile burst: 40 × 31 MiB unauthenticated bodies, RSS ${burstSeconds} s later`);
-      const burst: NonNullable<RunData['burst']> = (data.burst = {});
-      await Promise.all(targets.filter((t) => t.pid).map(async (t) => void (burst[t.name] = await hostileBurst(t, 40, 31, burstSeconds))));
-      for (const t of targets) {
-        const b = burst[t.name];
-        if (!b) continue;
-        log(`  ${t.name.padEnd(13)} before=${b.beforeMb.toFixed(0)} peak=${b.peakMb.toFixed(0)} after=${b.afterMb.toFixed(0)} MiB statuses=${b.statuses.join(',')}`);
-        resetPeakRss(t.pid!);
-      }
-    }
     for (const t of targets) if (t.noStream) skipped.push(`${t.name}, streamed scenarios: ${t.noStream}`);
     for (const s of chosenScenarios) {
       log(`\n## ${s.title}`);
@@ -117,6 +125,7 @@ async function main(): Promise<void> {
       }
     }
     for (const t of targets) if (t.pid) data.peakRssMb[t.name] = peakRssMb(t.pid);
+    if (burstSeconds > 0) data.burst = await burstOnFreshTargets(mock.port, logDir);
     const { text, checks } = markdown(data);
     writeFileSync(join(resultsDir, `${stamp}.md`), text);
     writeFileSync(join(resultsDir, `${stamp}.json`), JSON.stringify({ ...data, checks }, null, 2));

@@ -68,9 +68,9 @@ function judge(d: RunData, svc: TargetName): Record<string, Verdict | undefined>
   const idle = d.idleRssMb?.[svc];
   if (idle !== undefined) out.idle = verdict(spread([idle]), (v) => v <= 110, `${num(idle)} MiB`);
   const b = d.burst?.[svc];
-  if (b && idle) {
-    const r = b.afterMb / idle;
-    out.burst = verdict(spread([r]), (v) => v <= 1.5, `${num(r)}×; ${num(b.afterMb)} MiB ${b.seconds} s after (peak ${num(b.peakMb)}) vs idle ${num(idle)} MiB`);
+  if (b) {
+    const r = b.afterMb / b.beforeMb;
+    out.burst = verdict(spread([r]), (v) => v <= 1.5, `${num(r)}×; ${num(b.afterMb)} MiB ${b.seconds} s after (peak ${num(b.peakMb)}) vs idle ${num(b.beforeMb)} MiB`);
   }
   const failed = Object.values(d.results).flatMap((r) => r[svc] ?? []).reduce((n, f) => n + (f.failed ?? 0) + (f.incomplete ?? 0), 0);
   out.failed = verdict(spread([failed]), (v) => v === 0, `${failed}`);

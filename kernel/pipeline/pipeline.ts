@@ -15,6 +15,8 @@ interface Registered { plugin: string; fn: PhaseHooks[PhaseName] }
  */
 export class Pipeline {
   private readonly hooks = new Map<PhaseName, Registered[]>(phaseNames.map((p) => [p, []]));
+  /** Settles under way: their hooks, then their commit and what waits for it. */
+  private readonly inFlight = new Set<Promise<void>>();
 
   add<P extends PhaseName>(phase: P, plugin: string, fn: PhaseHooks[P]): void {
     if (!isPhaseName(phase)) {
@@ -69,7 +71,7 @@ export class Pipeline {
    * staged in `ctx.durable` in one transaction and, once it is durable, runs `ctx.afterCommit`.
    * Resolves once the hooks ran: the commit goes on without the request (`settled()` waits for
    * it), so a caller awaiting this does not keep the request's objects (body, sockets, reply)
-   * alive through the group commit's delay, where every scavenge would copy and promote them.
+   * alive through the group commit's delay and the database's answer.
    */
   settle(ctx: RequestContext, onError: (plugin: string, err: unknown) => void): Promise<void> {
     return this.track(this.runSettleHooks(ctx, onError).then(() => this.commitLater(ctx, onError)));
@@ -92,8 +94,6 @@ export class Pipeline {
       clearTimeout(timer);
     }
   }
-
-  private readonly inFlight = new Set<Promise<void>>();
 
   private track(p: Promise<void>): Promise<void> {
     this.inFlight.add(p);
