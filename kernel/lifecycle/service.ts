@@ -216,9 +216,11 @@ export class Service {
       this.log.info('api.stopped', { forced_streams: forced });
     }
     // Charges of requests that ended are committed (and their counters moved) before plugins stop
-    // and the store closes: first every settle under way, then anything still queued.
+    // and the store closes: first every settle under way, then anything still queued. One grace
+    // for both: a database that stopped answering must not double the time a stop takes.
+    const graceEnds = Date.now() + this.config.server.shutdownGraceMs;
     await this.pipeline.settled(this.config.server.shutdownGraceMs);
-    await this.commits?.close(this.config.server.shutdownGraceMs);
+    await this.commits?.close(Math.max(0, graceEnds - Date.now()));
     for (const { loaded: l, ctx } of [...this.plugins].reverse()) {
       try {
         await l.plugin.stop?.(ctx);
