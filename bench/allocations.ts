@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { root } from './child.js';
+import { where } from './cpuprofile.js';
 import { measure, scenarios, upstreamIds } from './scenarios.js';
 import { smokeTest, startMockProcess, startSvcTarget } from './targets.js';
 
@@ -24,13 +25,6 @@ const shape = process.env.BENCH_PROFILE_SHAPE === 'scale-out' ? 'scale-out' : 'e
 const top = Number(process.env.BENCH_PROFILE_TOP || 30);
 const promoted = process.env.BENCH_ALLOC_PROMOTED === '1';
 const chosen = scenarios.filter((s) => (process.env.BENCH_SCENARIOS || 'latency-1c').split(',').includes(s.id));
-
-function where(f: Frame): string {
-  const url = f.url.replace(/^file:\/\//, '');
-  const nm = url.lastIndexOf('/node_modules/');
-  const short = nm >= 0 ? url.slice(nm + 14) : url.includes('/dist/') ? url.slice(url.lastIndexOf('/dist/') + 6) : url;
-  return short ? `${short}:${f.lineNumber + 1}` : '';
-}
 
 /** Self bytes by function, and by the innermost frame of svc's own code (dist/) above each allocation. */
 function summarize(head: Node): { total: number; self: Map<string, number>; owners: Map<string, number> } {

@@ -17,6 +17,10 @@ export interface BurstFigures {
 
 const MB = 1024 * 1024;
 
+/** The hardening issue's burst (issue 9 item 4): this many bodies at once, of this many MiB. */
+export const burstBodies = 40;
+export const burstMb = 31;
+
 /** One unauthenticated POST declaring and sending `mb` MiB of body, written as fast as the gateway reads it. */
 function hostilePost(url: string, mb: number): Promise<string> {
   const chunk = Buffer.alloc(MB, 0x61);
@@ -48,7 +52,7 @@ function hostilePost(url: string, mb: number): Promise<string> {
  * RSS sampled until `seconds` after the last one ended. The bench runs it on freshly started
  * gateways after the scenarios (run.ts), so the load's figures and the burst's stay apart.
  */
-export async function hostileBurst(t: Target, bodies = 40, mb = 31, seconds = 30): Promise<BurstFigures> {
+export async function hostileBurst(t: Target, seconds: number, bodies = burstBodies, mb = burstMb): Promise<BurstFigures> {
   const pid = t.pid!;
   const beforeMb = rssMb(pid);
   let peakMb = beforeMb;

@@ -49,7 +49,7 @@ export interface Summary {
 }
 
 /** Where a frame's code lives, shortened: `plugins/budgets/holds.js:42`, `node:internal/…`, `undici/lib/…`. */
-function where(f: CallFrame): string {
+export function where(f: Pick<CallFrame, 'url' | 'lineNumber'>): string {
   if (!f.url) return '';
   const url = f.url.replace(/^file:\/\//, '');
   const nm = url.lastIndexOf('/node_modules/');

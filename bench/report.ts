@@ -5,6 +5,7 @@ import { scenarios, units } from './scenarios.js';
 import { spread } from './stats.js';
 import { evaluateTargets, type TargetCheck } from './verdicts.js';
 import type { TargetName } from './targets.js';
+import { burstBodies, burstMb } from './burst.js';
 
 const svcNames: TargetName[] = ['svc-embedded', 'svc-scale-out', 'svc-compare'];
 /** Targets that get ÷ bare and − direct columns: svc, and Portkey as the peer (bare only − direct, as a ratio to itself is 1). */
@@ -58,7 +59,7 @@ export function markdown(d: RunData): { text: string; checks: TargetCheck[] } {
     '',
     `Idle RSS (after start-up and the smoke test, before load): ${present.filter((t) => d.idleRssMb?.[t] !== undefined).map((t) => `${t} ${num(d.idleRssMb![t]!)} MiB`).join(', ') || 'not recorded'}.`,
     `Peak RSS (VmHWM at the end of the run): ${present.filter((t) => d.peakRssMb[t] !== undefined).map((t) => `${t} ${num(d.peakRssMb[t]!)} MiB`).join(', ')}.`,
-    ...(d.burst ? [`Hostile burst on freshly started gateways after the scenarios (40 × 31 MiB unauthenticated bodies), idle → peak → later: ${present.filter((t) => d.burst![t]).map((t) => { const b = d.burst![t]!; return `${t} ${num(b.beforeMb)} → ${num(b.peakMb)} → ${num(b.afterMb)} MiB ${b.seconds} s later (answers ${b.statuses.join(', ')})`; }).join('; ')}.`] : []),
+    ...(d.burst ? [`Hostile burst on freshly started gateways after the scenarios (${burstBodies} × ${burstMb} MiB unauthenticated bodies), idle → peak → later: ${present.filter((t) => d.burst![t]).map((t) => { const b = d.burst![t]!; return `${t} ${num(b.beforeMb)} → ${num(b.peakMb)} → ${num(b.afterMb)} MiB ${b.seconds} s later (answers ${b.statuses.join(', ')})`; }).join('; ')}.`] : []),
   ];
   for (const s of scenarios) {
     if (!d.results[s.id]) continue;

@@ -5,7 +5,7 @@ import { root } from './child.js';
 import type { RunData } from './data.js';
 import { startPortkey } from './portkey.js';
 import { peakRssMb, rssMb } from './proc.js';
-import { hostileBurst } from './burst.js';
+import { burstBodies, burstMb, hostileBurst } from './burst.js';
 import { markdown } from './report.js';
 import { measure, scenarios, upstreamIds, type Figures } from './scenarios.js';
 import { directTarget, smokeTest, startBare, startMockProcess, startSvcTarget, type Target, type TargetName } from './targets.js';
@@ -70,14 +70,14 @@ async function startTargets(mockPort: number, logDir: string, skipped: string[],
  * since each process's memory is its own.
  */
 async function burstOnFreshTargets(mockPort: number, logDir: string): Promise<NonNullable<RunData['burst']>> {
-  log(`\n## Hostile burst on fresh gateways: 40 × 31 MiB unauthenticated bodies, RSS ${burstSeconds} s later`);
+  log(`\n## Hostile burst on fresh gateways: ${burstBodies} × ${burstMb} MiB unauthenticated bodies, RSS ${burstSeconds} s later`);
   const dir = join(logDir, 'burst');
   mkdirSync(dir, { recursive: true });
   const fresh: Target[] = [];
   const out: NonNullable<RunData['burst']> = {};
   try {
     await startTargets(mockPort, dir, [], fresh);
-    await Promise.all(fresh.filter((t) => t.pid).map(async (t) => void (out[t.name] = await hostileBurst(t, 40, 31, burstSeconds))));
+    await Promise.all(fresh.filter((t) => t.pid).map(async (t) => void (out[t.name] = await hostileBurst(t, burstSeconds))));
   } finally {
     for (const t of fresh) await t.stop().catch(() => {});
   }

@@ -2,6 +2,7 @@ import { cell, minus, num, over, paired, runs, type RunData } from './data.js';
 import { streamChunks } from './scenarios.js';
 import { spread, type Spread } from './stats.js';
 import type { TargetName } from './targets.js';
+import { burstBodies, burstMb } from './burst.js';
 
 /** One svc shape against one target. `pass` is null where the issue sets no limit for that shape. */
 export interface Verdict {
@@ -87,7 +88,7 @@ const rows: Array<{ id: string; what: string; limit: string }> = [
   { id: 'end', what: 'Streaming: added time to end of stream (svc − direct, p50)', limit: 'reported' },
   { id: 'rss', what: 'Peak RSS under load (VmHWM)', limit: '≤ 150 MB embedded' },
   { id: 'idle', what: 'Idle RSS (issue 16)', limit: '≤ 110 MB' },
-  { id: 'burst', what: 'RSS 30 s after 40 × 31 MiB unauthenticated bodies ÷ idle RSS (issue 16)', limit: '≤ 1.5×' },
+  { id: 'burst', what: `RSS 30 s after ${burstBodies} × ${burstMb} MiB unauthenticated bodies ÷ idle RSS (issue 16)`, limit: '≤ 1.5×' },
   { id: 'failed', what: 'Failed or incomplete requests (all scenarios)', limit: '0' },
 ];
 

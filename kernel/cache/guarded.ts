@@ -22,7 +22,6 @@ export function guardCache(cache: CachePort, dep: Dependency): CachePort {
     adjust: (lines, untrack) => run(() => cache.adjust(lines, untrack)),
     members: (key) => run(() => cache.members(key)),
     expired: (key, maxScore, limit) => run(() => cache.expired(key, maxScore, limit)),
-    popExpired: (key, maxScore, limit) => run(() => cache.popExpired(key, maxScore, limit)),
     publish: (channel, message) => run(() => cache.publish(channel, message)),
     // A subscription waits for the connection by design (it must not fail while Redis is away).
     subscribe: (channel, handler) => cache.subscribe(channel, handler),

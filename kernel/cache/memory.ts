@@ -139,12 +139,6 @@ export class MemoryCache implements CachePort {
     return [...s].filter(([, score]) => score <= maxScore).sort((a, b) => a[1] - b[1]).slice(0, limit).map(([m]) => m);
   }
 
-  async popExpired(key: string, maxScore: number, limit: number): Promise<string[]> {
-    const due = await this.expired(key, maxScore, limit);
-    for (const m of due) this.sets.get(key)!.delete(m);
-    return due;
-  }
-
   async publish(channel: string, message: string): Promise<void> {
     for (const h of this.channels.get(channel) ?? []) queueMicrotask(() => h(message));
   }

@@ -114,8 +114,6 @@ export interface CachePort {
    * member whose handling failed half-way is still there to be tried again.
    */
   expired(key: string, maxScore: number, limit: number): Promise<string[]>;
-  /** Removes and returns up to `limit` members of a sorted set whose score is <= maxScore. */
-  popExpired(key: string, maxScore: number, limit: number): Promise<string[]>;
   publish(channel: string, message: string): Promise<void>;
   /**
    * Calls `handler` for each message on the channel, from any replica (this one included); returns

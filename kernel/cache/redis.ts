@@ -76,15 +76,8 @@ if ARGV[o] == 'add' or ARGV[o] == 'swap' then redis.call('ZADD', KEYS[n + 1], AR
 elseif ARGV[o] == 'rem' or ARGV[o] == 'remreq' then redis.call('ZREM', KEYS[n + 1], ARGV[o + 1]) end
 return out`;
 
-/** KEYS[1] the set; ARGV: max score, count. Lowest scores first, like ZRANGEBYSCORE. */
-const POP = `
-local m = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
-if #m > 0 then redis.call('ZREM', KEYS[1], unpack(m)) end
-return m`;
-
 type Scripted = RedisClient & {
   svcApply(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
-  svcPop(key: string, max: string, count: number): Promise<string[]>;
 };
 
 /** Redis wants whole milliseconds; 0 or absent means no expiry (as in the memory cache). */
@@ -125,7 +118,6 @@ export class RedisCache implements CachePort {
     this.prefix = target.kind === 'cluster' ? clusterPrefix(prefix) : prefix;
     this.redis = this.watch(connect(target, { ...OPTIONS, commandTimeout: commandTimeoutMs })) as Scripted;
     this.redis.defineCommand('svcApply', { lua: APPLY });
-    this.redis.defineCommand('svcPop', { lua: POP, numberOfKeys: 1 });
   }
 
   /** An unhandled 'error' event would kill the process; keep the cause for the rejection message. */
@@ -238,12 +230,6 @@ export class RedisCache implements CachePort {
   async expired(key: string, maxScore: number, limit: number): Promise<string[]> {
     if (limit <= 0) return [];
     return this.run((r) => r.zrangebyscore(this.k(key), '-inf', scoreBound(maxScore), 'LIMIT', 0, Math.floor(limit)));
-  }
-
-  async popExpired(key: string, maxScore: number, limit: number): Promise<string[]> {
-    if (limit <= 0) return [];
-    const max = scoreBound(maxScore);
-    return this.run((r) => r.svcPop(this.k(key), max, Math.floor(limit)));
   }
 
   async publish(channel: string, message: string): Promise<void> {

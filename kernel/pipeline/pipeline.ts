@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestContext } from './context.js';
 import type { DurableWrite } from '../store/group-commit.js';
 import { isPhaseName, phaseNames, type Compensation, type PhaseHooks, type PhaseName } from './phases.js';
@@ -82,16 +83,10 @@ export class Pipeline {
    * or after `graceMs` (a database that stopped answering must not hold a shutdown forever).
    */
   async settled(graceMs = Infinity): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = Number.isFinite(graceMs) ? new Promise<void>((done) => (timer = setTimeout(done, graceMs))) : undefined;
-    try {
-      while (this.inFlight.size > 0) {
-        const all = Promise.all(this.inFlight);
-        if (late && (await Promise.race([all.then(() => false), late.then(() => true)]))) return;
-        if (!late) await all;
-      }
-    } finally {
-      clearTimeout(timer);
+    // As GroupCommit.idle: wait in short steps, so a settle begun meanwhile is waited for too.
+    const end = Date.now() + graceMs;
+    while (this.inFlight.size > 0 && Date.now() < end) {
+      await Promise.race([Promise.all(this.inFlight), sleep(Math.min(50, end - Date.now()), undefined, { ref: false })]);
     }
   }
 

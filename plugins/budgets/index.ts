@@ -83,7 +83,7 @@ export default definePlugin({
     }, () => holdsDropped.hit());
     const live = new LiveHolds();
     const seeds = new CounterSeeds(cache, totals);
-    const settler = new Settler(cache, live, totals, seeds, holdLog, ctx.log, graceMs);
+    const settler = new Settler(live, totals, seeds, holdLog, ctx.log, graceMs);
     const configured = cfg.alertWebhook.url ? { url: cfg.alertWebhook.url, secret: ctx.env[cfg.alertWebhook.secretEnv] ?? null } : null;
     const vault = ctx.use(CredentialVaultToken);
     // The stored webhook secret is encrypted like provider keys; it is opened only to sign a delivery.

@@ -1,6 +1,6 @@
 import { Throttled, type BatchWriter, type CachePort, type Logger, type Store } from '../../kernel/index.js';
 import type { LiveHolds } from './live.js';
-import { decodeTrack, holdsSet, moveLines, movesSeeded, type TrackedHold } from './reservation.js';
+import { decodeTrack, holdsSet, moveLines, type TrackedHold } from './reservation.js';
 import type { CounterSeeds } from './seeds.js';
 import { holdRow } from './settler.js';
 
@@ -79,16 +79,10 @@ export class Reaper {
     return out;
   }
 
-  /**
-   * Moves a hold's counters and takes it out of the set in ONE cache step, only if it is still
-   * there (false otherwise: another replica, or its own settle, took it first). A step that failed
-   * leaves it in the set for the next round; a step whose reply was lost is not applied twice.
-   * A lost counter is seeded fresh.
-   */
+  /** True when this call gave the hold back (seeds.ts `moveHold`); a failed step leaves it in the set. */
   private async move(h: TrackedHold, member: string, delta: number, now: number): Promise<boolean> {
     const lines = moveLines(h.k, delta, now, this.s.graceMs);
-    const values = await this.seeds.run(lines, movesSeeded(h.k, delta), () => this.cache.adjust(lines, { key: holdsSet, member, required: true }), h.i);
-    return values.length === lines.length;
+    return (await this.seeds.moveHold(h, member, lines)).length === lines.length;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine } from '../../kernel/index.js';
-import { decodeTrack, holdsSet } from './reservation.js';
+import { decodeTrack, holdsSet, movesSeeded, type TrackedHold } from './reservation.js';
 import type { Totals } from './totals.js';
 
 /** A budget counter line of a cache call: its running total, and the seed's offset from "now". */
@@ -43,6 +43,17 @@ export class CounterSeeds {
         for (const i of missing) lines[i]!.seed = now.get(seeded[i]!.total)! + seeded[i]!.offset;
       }
     }
+  }
+
+  /**
+   * Moves a hold's counters (`lines`, the hold's own first, as `moveLines` makes them) and removes
+   * it from the cache's set in ONE step, only if it is still there: [] when it was not (another
+   * replica, or the hold's own settle, got there first), so it is never moved twice. Settles and
+   * the reaper both end holds through this.
+   */
+  moveHold(h: TrackedHold, member: string, lines: AdjustLine[]): Promise<number[]> {
+    const delta = lines[0]?.delta ?? 0;
+    return this.run(lines, movesSeeded(h.k, delta), () => this.cache.adjust(lines, { key: holdsSet, member, required: true }), h.i);
   }
 
   /** What each running total's counter should hold now: committed + unwritten charges + live holds. */

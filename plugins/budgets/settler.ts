@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AdjustLine, BatchWriter, CachePort, Logger, RequestContext } from '../../kernel/index.js';
+import type { AdjustLine, BatchWriter, Logger, RequestContext } from '../../kernel/index.js';
 import type { Live, LiveHolds } from './live.js';
-import { holdsSet, moveLines, movesSeeded, type TrackedHold } from './reservation.js';
+import { moveLines, type TrackedHold } from './reservation.js';
 import type { CounterSeeds } from './seeds.js';
 import type { Totals } from './totals.js';
 
@@ -32,7 +32,6 @@ export class Settler {
   private stopped = false;
 
   constructor(
-    private readonly cache: CachePort,
     private readonly live: LiveHolds,
     private readonly totals: Totals,
     private readonly seeds: CounterSeeds,
@@ -57,7 +56,7 @@ export class Settler {
     rc.durable!.push({ kind: 'insert', table: 'budget_holds', columns: holdColumns, rows: [holdRow(h, charge, 'settled', t)], onConflict: settledWins });
     rc.afterCommit!.push(async () => {
       try {
-        await this.move(h, lines, l.member);
+        await this.seeds.moveHold(h, l.member, lines);
       } catch {
         this.retry(h, lines, l.member);
       }
@@ -74,16 +73,10 @@ export class Settler {
     this.totals.add({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t);
     this.holdLog.add(holdRow(h, charge, outcome, t));
     try {
-      await this.move(h, lines, l.member);
+      await this.seeds.moveHold(h, l.member, lines);
     } catch {
       this.retry(h, lines, l.member);
     }
-  }
-
-  /** Moves the hold's counters (its first lines) and forgets it; a counter the cache lost is seeded fresh. */
-  private move(h: TrackedHold, lines: AdjustLine[], member: string): Promise<number[]> {
-    const delta = lines[0]?.delta ?? 0;
-    return this.seeds.run(lines, movesSeeded(h.k, delta), () => this.cache.adjust(lines, { key: holdsSet, member, required: true }), h.i);
   }
 
   private retry(h: TrackedHold, lines: AdjustLine[], member: string): void {
@@ -92,7 +85,7 @@ export class Settler {
       for (let attempt = 2; attempt <= 10 && !this.stopped; attempt++) {
         await sleep(Math.min(250 * 2 ** (attempt - 2), 30_000), undefined, { ref: false });
         try {
-          await this.move(h, lines, member);
+          await this.seeds.moveHold(h, member, lines);
           return;
         } catch {
           // still away; try again

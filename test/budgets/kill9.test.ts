@@ -79,7 +79,7 @@ test('killed after requests, a moment later, and mid-stream: records, totals and
     check = await startInstance(backing, { budgets });
     for (let i = 0; i < 20 && (await check.reap()) > 0; i++);
     assert.is(await check.reap(), 0);
-    if (shape === 'scale-out') assert.equal(await cacheOf(check).popExpired(holdsSet, Infinity, 10), [], 'no hold left behind');
+    if (shape === 'scale-out') assert.equal(await cacheOf(check).expired(holdsSet, Infinity, 10), [], 'no hold left behind');
 
     const month = `instance:*:month:${periodKey('month', Date.now())}`;
     const spent = await charged(check);

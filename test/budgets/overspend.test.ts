@@ -133,7 +133,7 @@ test('500 concurrent requests: served, moved to a cheaper model, or refused with
       await new Promise((r) => setTimeout(r, 50));
     }
     assert.equal(holds.map((h) => [h.state, Number(h.n)]), [['settled', served.length]]);
-    assert.equal(await cacheOf(a).popExpired(holdsSet, Number.POSITIVE_INFINITY, 10_000), []);
+    assert.equal(await cacheOf(a).expired(holdsSet, Number.POSITIVE_INFINITY, 10_000), []);
 
     const now = Date.now();
     const scopes: Array<[string, number, string, unknown[]]> = [

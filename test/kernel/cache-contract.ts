@@ -90,11 +90,11 @@ export function contract(s: Subject): void {
     assert.is(r.current, 1);
     assert.ok(r.ttlMs > 0 && r.ttlMs <= 5000, `ttl ${r.ttlMs}`);
     assert.equal([await c.get(a), await c.get(b), await c.get(d)], ['5', '1', null]);
-    assert.equal(await c.popExpired(set, 10, 10), [], 'not tracked when refused');
+    assert.equal(await c.expired(set, 10, 10), [], 'not tracked when refused');
 
     lines[1]!.limit = 4;
     assert.equal(await c.reserve(lines, { key: set, member: 'm2', score: 2 }), { ok: true, values: [8, 4, 1] });
-    assert.equal(await c.popExpired(set, 10, 10), ['m2']);
+    assert.equal(await c.expired(set, 10, 10), ['m2']);
     const absent = await c.reserve([{ key: key('r'), amount: 2, limit: 1 }]);
     assert.equal(absent, { ok: false, index: 0, current: 0, ttlMs: -2 });
   });
@@ -147,7 +147,7 @@ export function contract(s: Subject): void {
     assert.equal(values, [6, 53, 2]);
     const t = await c.ttl(d);
     assert.ok(t > 0 && t <= 100, `ttl ${t}`);
-    assert.equal(await c.popExpired(set, 100, 10), ['h2']);
+    assert.equal(await c.expired(set, 100, 10), ['h2']);
   });
 
   test('reserve in place of a member: only while it is there; re-scoring never brings one back', async () => {
@@ -160,16 +160,17 @@ export function contract(s: Subject): void {
     assert.equal({ ...over, ttlMs: 0 }, { ok: false, index: 0, current: 40, ttlMs: 0 });
     // Re-scoring in place (the keep-alive) moves only the score.
     assert.equal(await c.reserve([], { key: set, member: 'h1:40', score: 9, replaces: 'h1:40' }), { ok: true, values: [] });
-    assert.equal(await c.popExpired(set, 8, 10), []);
-    assert.equal(await c.popExpired(set, 9, 10), ['h1:40']);
+    assert.equal(await c.expired(set, 8, 10), []);
+    assert.equal(await c.expired(set, 9, 10), ['h1:40']);
     // Gone (settled or reaped elsewhere): nothing changes, nothing is seeded, nothing comes back.
+    assert.equal(await c.adjust([], { key: set, member: 'h1:40', required: true }), []);
     const b = key('grow');
     assert.equal(await c.reserve([{ key: a, amount: 1, limit: 100 }, { key: b, amount: 1, limit: null, seed: 5 }], { key: set, member: 'h1:41', score: 9, replaces: 'h1:40' }), {
       ok: false, index: -1, current: 0, ttlMs: -2, gone: true,
     });
     assert.equal(await c.reserve([], { key: set, member: 'h1:40', score: 9, replaces: 'h1:40' }), { ok: false, index: -1, current: 0, ttlMs: -2, gone: true });
     assert.equal([await c.get(a), await c.get(b)], ['40', null]);
-    assert.equal(await c.popExpired(set, 100, 10), []);
+    assert.equal(await c.expired(set, 100, 10), []);
   });
 
   test('expired: lowest scores first, up to the limit, left in place until removed by a required untrack', async () => {
@@ -188,21 +189,8 @@ export function contract(s: Subject): void {
     assert.is(await c.get(counter), '40');
     assert.equal(await c.expired(set, Infinity, 10), ['c', 'a', 'd']);
     assert.equal(await c.expired(key('none'), Infinity, 10), []);
-  });
-
-  test('popExpired: lowest scores first, up to the limit, then gone', async () => {
-    const set = key('holds');
-    for (const [member, score] of [['a', 30], ['b', 10], ['c', 20], ['d', 40]] as const) {
-      await c.reserve([], { key: set, member, score });
-    }
-    assert.equal(await c.popExpired(set, 30, 2), ['b', 'c']);
-    assert.equal(await c.popExpired(set, 30, 10), ['a']);
-    assert.equal(await c.popExpired(set, 30, 10), []);
-    assert.equal(await c.popExpired(set, 0, 0), []);
-    assert.equal(await c.popExpired(set, Infinity, 10), ['d']);
-    await c.reserve([], { key: set, member: 'e', score: 1 });
     await c.del(set); // a tracking set is a key like any other
-    assert.equal(await c.popExpired(set, 100, 10), []);
+    assert.equal(await c.expired(set, Infinity, 10), []);
   });
 
   test('publish and subscribe across clients, unsubscribe', async () => {

@@ -69,7 +69,7 @@ export class MemberBooks {
         await new Promise((done) => setTimeout(done, 30));
       }
     }
-    assert.equal(await cache.popExpired(holdsSet, Number.POSITIVE_INFINITY, 100), [], 'no hold left in the cache');
+    assert.equal(await cache.expired(holdsSet, Number.POSITIVE_INFINITY, 100), [], 'no hold left in the cache');
   }
 
   async holdOf(requestId: string): Promise<Row> {
