@@ -6,7 +6,7 @@ import type { Target } from './targets.js';
 
 /** One load shape, run against every target in turn. */
 export interface Scenario {
-  id: 'latency-1c' | 'auto-1c' | 'delay-16c' | 'saturation-64c' | 'stream-16c';
+  id: 'latency-1c' | 'stream-1c' | 'auto-1c' | 'delay-16c' | 'saturation-64c' | 'stream-16c';
   title: string;
   /** The mock's model id that sets the reply's shape (see mock-upstream.ts). */
   upstreamId: string;
@@ -25,6 +25,7 @@ export const scenarios: Scenario[] = [
   { id: 'delay-16c', title: '16 connections, 50 ms upstream delay', upstreamId: 'bench-d50', connections: 16, stream: false },
   { id: 'saturation-64c', title: '64 connections, no upstream delay (saturation)', upstreamId: 'bench-d0', connections: 64, stream: false },
   { id: 'stream-16c', title: `streaming, 16 connections, ${streamChunks} chunks 5 ms apart + usage chunk`, upstreamId: `bench-d0-c${streamChunks}-g5`, connections: 16, stream: true },
+  { id: 'stream-1c', title: `streaming, 1 connection, ${streamChunks} chunks 5 ms apart + usage chunk`, upstreamId: `bench-d0-c${streamChunks}-g5`, connections: 1, stream: true },
 ];
 
 /** The mock model every route of the `auto` scenario (and the workspace default) sends to. */

@@ -12,7 +12,7 @@ export type { LogEvents, LogValue } from './log/events.js';
 export { createLogger, type Logger } from './log/logger.js';
 export type { RouteContext, RouteHandler, HttpMethod } from './http/route.js';
 export { BodyReader, parseJson, type BodyLimits } from './http/body.js';
-export { randomId } from './http/ids.js';
+export { randomId, orderedId, orderedUuid } from './http/ids.js';
 export { bearerMatches } from './http/secret.js';
 export { sendJson, renderError, requestIdHeader } from './http/render.js';
 export { checkCsrf, csrfHeader } from './http/csrf.js';

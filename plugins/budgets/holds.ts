@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import {
+  orderedUuid,
   type CachePort,
   type CatalogModel,
   type CatalogService,
@@ -39,7 +39,7 @@ export interface HoldDeps {
 
 function tracked(rc: RequestContext, p: Principal, model: CatalogModel, amount: number, lines: CapLine[], t: number): TrackedHold {
   const k = lines.map((l): [string, CapLine['cap']['period']] => [l.total, l.cap.period]);
-  return { i: randomUUID(), a: amount, k, r: rc.id, w: p.workspaceId, p: p.personId, y: p.keyId, m: model.name, t };
+  return { i: orderedUuid(t), a: amount, k, r: rc.id, w: p.workspaceId, p: p.personId, y: p.keyId, m: model.name, t };
 }
 
 /**

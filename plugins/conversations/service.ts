@@ -1,4 +1,4 @@
-import { BatchWriter, randomId, type ChatMessage, type Conversation, type ConversationsService, type KeptDecision, type StoredMessage, type Store } from '../../kernel/index.js';
+import { BatchWriter, orderedId, type ChatMessage, type Conversation, type ConversationsService, type KeptDecision, type StoredMessage, type Store } from '../../kernel/index.js';
 
 export interface ConversationRow {
   id: string; workspace_id: string; person_id: string; key_id: string | null; title: string | null; decision: string | null;
@@ -16,7 +16,7 @@ export function fromRow(r: ConversationRow): Conversation {
   };
 }
 
-export const newConversationId = (): string => `conv_${randomId(12, 'base64url')}`;
+export const newConversationId = (): string => orderedId('conv_');
 
 /**
  * Conversations in the database (shared by every replica); history is appended behind the
@@ -82,7 +82,7 @@ export class Conversations implements ConversationsService {
       void this.store.execute('update conversations set updated_at = ? where id = ? and updated_at < ?', [now, id, now]).catch(() => this.touched.delete(id));
     }
     // Positions only ever grow in this process, so one request's several appends keep their order.
-    for (const m of messages) this.history$.add([`msg_${randomId(12, 'base64url')}`, id, requestId, this.seq++, JSON.stringify(m), m.role === 'assistant' ? model : null, now]);
+    for (const m of messages) this.history$.add([orderedId('msg_'), id, requestId, this.seq++, JSON.stringify(m), m.role === 'assistant' ? model : null, now]);
   }
 
   async keepDecision(id: string, decision: KeptDecision): Promise<KeptDecision> {

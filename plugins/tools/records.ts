@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { randomId, type Store } from '../../kernel/index.js';
+import { orderedId, type Store } from '../../kernel/index.js';
 
 /** ok, error: the call ran; denied: origin not allowed; pending → approved or refused: an approval. */
 export type CallOutcome = 'ok' | 'error' | 'denied' | 'pending' | 'approved' | 'refused';
@@ -27,7 +27,7 @@ export class CallRecords {
   constructor(private readonly store: Store) {}
 
   async add(r: CallRecord): Promise<string> {
-    const id = `tc_${randomId(12, 'base64url')}`;
+    const id = orderedId('tc_');
     const args = Buffer.from(r.argumentsText, 'utf8');
     await this.store.execute(
       'insert into tool_calls (id, request_id, workspace_id, person_id, server_id, tool, arguments_bytes, arguments_sha256, outcome, duration_ms, approval_id, created_at) values (?,?,?,?,?,?,?,?,?,?,?,?)',

@@ -40,7 +40,7 @@ async function refusal(p: Promise<unknown>): Promise<[number, string, unknown]> 
 test('admin API: a key creates, lists, reads and deletes its own conversations; the exact view', async () => {
   const created = await asKey.call<Json>('POST', path(), { title: 'Planning' });
   assert.is(created.status, 201);
-  assert.match(created.body.id, /^conv_[A-Za-z0-9_-]{16}$/);
+  assert.match(created.body.id, /^conv_[0-9a-v]{9}[A-Za-z0-9_-]{12}$/);
   assert.equal({ ...created.body, id: 'x', created_at: typeof created.body.created_at, updated_at: typeof created.body.updated_at }, {
     id: 'x', title: 'Planning', routing: null, created_at: 'string', updated_at: 'string',
   });

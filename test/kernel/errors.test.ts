@@ -7,7 +7,7 @@ import { crashCanary } from './fixtures/probe-plugin.js';
 
 const test = suite(`error rendering (${shape})`);
 const probeModule = fileURLToPath(new URL('./fixtures/probe-plugin.js', import.meta.url));
-const requestId = /^req_[A-Za-z0-9_-]{16}$/;
+const requestId = /^req_[0-9a-v]{9}[A-Za-z0-9_-]{12}$/;
 let backing: Backing;
 let svc: TestService;
 

@@ -19,7 +19,7 @@ test.after(async () => {
 test('ok with database and cache reachable, no sign-in, request id on every response', async () => {
   const res = await fetch(`${svc.url}/healthz`);
   assert.is(res.status, 200);
-  assert.match(res.headers.get('x-svc-request-id') ?? '', /^req_[A-Za-z0-9_-]{16}$/);
+  assert.match(res.headers.get('x-svc-request-id') ?? '', /^req_[0-9a-v]{9}[A-Za-z0-9_-]{12}$/);
   const body = (await res.json()) as { status: string; checks: Record<string, { status: string; latency_ms: number }> };
   // The classifier (routing plugin) is not critical: without it the service is `degraded`, never `down` (test/routing covers it).
   assert.equal(Object.keys(body.checks).sort(), ['cache', 'classifier', 'database']);
