@@ -1,0 +1,57 @@
+import dc from 'node:diagnostics_channel';
+import { writeFileSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { codes } from './timeline.js';
+
+/**
+ * A request timeline of any Node HTTP gateway, preloaded with `--import`: the moments each request
+ * is received, sent upstream (undici), answered upstream and answered to the client, plus every GC
+ * pause and every message to a worker thread, written at exit as (code, ms) pairs for
+ * `timeline.ts`. Recording costs two array stores per event; nothing is allocated per event.
+ *
+ * @example
+ * BENCH_TIMELINE_FILE=/tmp/t.bin BENCH_SVC_NODE_FLAGS="--import ./dist/bench/timeline-probe.js" \
+ *   BENCH_TARGETS=direct,svc-embedded BENCH_SCENARIOS=latency-1c node dist/bench/run.js
+ * node dist/bench/timeline.js /tmp/t.bin
+ */
+
+const capacity = 500_000;
+const events = new Float64Array(capacity * 2);
+let n = 0;
+function record(code: number, at = performance.now()): void {
+  if (n >= capacity) return;
+  events[2 * n] = code;
+  events[2 * n + 1] = at;
+  n++;
+}
+
+const on = (channel: string, code: number): void => dc.subscribe(channel, () => record(code));
+on('http.server.request.start', codes.received);
+on('undici:request:create', codes.upstreamCreated);
+on('undici:client:sendHeaders', codes.upstreamHeadersSent);
+on('undici:request:headers', codes.upstreamAnswered);
+on('http.server.response.finish', codes.answered);
+
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    record(codes.gcStart, e.startTime);
+    record(codes.gcEnd, e.startTime + e.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
+
+// Worker messages (svc's SQLite writer, the classifier): when another thread is woken.
+const post = Worker.prototype.postMessage;
+Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
+  record(codes.workerPost);
+  return post.apply(this, args);
+};
+const emit = Worker.prototype.emit;
+Worker.prototype.emit = function (this: Worker, event: string | symbol, ...args: unknown[]) {
+  if (event === 'message') record(codes.workerReply);
+  return emit.call(this, event, ...args);
+};
+
+process.on('exit', () => {
+  writeFileSync(process.env.BENCH_TIMELINE_FILE ?? `timeline-${process.pid}.bin`, Buffer.from(events.buffer, 0, n * 16));
+});
