@@ -13,6 +13,8 @@ declare module 'autocannon' {
     pipelining?: number;
     /** Seconds before a request counts as timed out. */
     timeout?: number;
+    /** Requests sent in turn on each connection; `setupRequest` may change each one before it is sent. */
+    requests?: Array<{ setupRequest?: (req: Record<string, unknown>) => Record<string, unknown> }>;
   }
 
   interface Result {

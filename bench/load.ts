@@ -14,6 +14,8 @@ export interface LoadOptions {
   apiKey: string;
   /** The JSON request body, serialized once. */
   body: string;
+  /** When set, called for each request's body as it is sent (whole replies only). */
+  bodyOf?: () => string;
   /** Extra request headers (Portkey's routing headers). */
   headers?: Record<string, string>;
   connections: number;
@@ -39,8 +41,10 @@ export function loadWhole(o: LoadOptions): Promise<LoadResult> {
   let n = 0;
   return new Promise((resolve, reject) => {
     const started = performance.now();
+    const bodyOf = o.bodyOf;
+    const requests = bodyOf ? [{ setupRequest: (r: Record<string, unknown>) => ({ ...r, body: bodyOf() }) }] : undefined;
     const tracker = autocannon(
-      { url: `${o.url}/v1/chat/completions`, method: 'POST', headers: headers(o.apiKey, o.headers), body: o.body, connections: o.connections, duration: o.seconds, pipelining: 1, timeout: 10 },
+      { url: `${o.url}/v1/chat/completions`, method: 'POST', headers: headers(o.apiKey, o.headers), body: o.body, requests, connections: o.connections, duration: o.seconds, pipelining: 1, timeout: 10 },
       (err, result) => {
         if (err) return reject(err);
         resolve({ ok: n, failed: result.errors + result.timeouts + result.non2xx, seconds: (performance.now() - started) / 1000, latencies: latencies.subarray(0, n) });

@@ -6,7 +6,7 @@ import type { Target } from './targets.js';
 
 /** One load shape, run against every target in turn. */
 export interface Scenario {
-  id: 'latency-1c' | 'stream-1c' | 'auto-1c' | 'delay-16c' | 'saturation-64c' | 'stream-16c';
+  id: 'latency-1c' | 'stream-1c' | 'auto-1c' | 'auto-fresh-1c' | 'delay-16c' | 'saturation-64c' | 'stream-16c';
   title: string;
   /** The mock's model id that sets the reply's shape (see mock-upstream.ts). */
   upstreamId: string;
@@ -14,6 +14,8 @@ export interface Scenario {
   stream: boolean;
   /** svc targets with routes send model `auto`; the others send the plain model (the floor to compare with). */
   auto?: boolean;
+  /** Every request asks something new (`freshPrompt`), so no cache of the classifier's answers or embeddings helps. */
+  fresh?: boolean;
 }
 
 /** Content chunks of the streaming scenario's reply. */
@@ -22,6 +24,7 @@ export const streamChunks = 20;
 export const scenarios: Scenario[] = [
   { id: 'latency-1c', title: '1 connection, no upstream delay', upstreamId: 'bench-d0', connections: 1, stream: false },
   { id: 'auto-1c', title: '1 connection, model `auto` in svc (routes + classifier), no upstream delay', upstreamId: 'bench-d0', connections: 1, stream: false, auto: true },
+  { id: 'auto-fresh-1c', title: '1 connection, model `auto` in svc, a new prompt every request (the classifier runs each time)', upstreamId: 'bench-d0', connections: 1, stream: false, auto: true, fresh: true },
   { id: 'delay-16c', title: '16 connections, 50 ms upstream delay', upstreamId: 'bench-d50', connections: 16, stream: false },
   { id: 'saturation-64c', title: '64 connections, no upstream delay (saturation)', upstreamId: 'bench-d0', connections: 64, stream: false },
   { id: 'stream-16c', title: `streaming, 16 connections, ${streamChunks} chunks 5 ms apart + usage chunk`, upstreamId: `bench-d0-c${streamChunks}-g5`, connections: 16, stream: true },
@@ -34,13 +37,24 @@ export const autoUpstreamId = 'bench-d0';
 /** Every upstream model id the scenarios use (svc gets one model per id). */
 export const upstreamIds = [...new Set(scenarios.map((s) => s.upstreamId))];
 
+const asks = ['Write a SQL query that lists', 'Summarize in two sentences', 'Translate into German', 'Explain to a new colleague', 'Fix the bug in this function that returns', 'Draft a short email about'];
+const topics = ['the orders placed by each customer last month', 'why the nightly build failed', 'our refund policy for damaged goods', 'the difference between a mutex and a semaphore', 'the quarterly sales figures per region', 'the trip to the Lisbon office'];
+
+/** Prompts made so far in this run: warm-ups and repetitions never repeat one (it would be a cache hit). */
+let freshCount = 0;
+
+/** The `i`-th of an endless run of different user prompts (for `auto-fresh-1c`). */
+export function freshPrompt(i: number): string {
+  return `${asks[i % asks.length]} ${topics[Math.floor(i / asks.length) % topics.length]} (case ${i}).`;
+}
+
 /** A typical small request: a system and a user message, a token limit. */
-export function requestBody(model: string, stream: boolean): string {
+export function requestBody(model: string, stream: boolean, prompt = 'Say hello and ask how I am doing today.'): string {
   return JSON.stringify({
     model,
     messages: [
       { role: 'system', content: 'You are a terse assistant. Answer in one short sentence.' },
-      { role: 'user', content: 'Say hello and ask how I am doing today.' },
+      { role: 'user', content: prompt },
     ],
     max_tokens: 100,
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
@@ -75,7 +89,9 @@ export const units: Record<string, string> = {
  */
 export async function measure(scenario: Scenario, target: Target, seconds: number, mockPid: number): Promise<Figures> {
   const body = requestBody(scenario.auto && target.auto ? 'auto' : target.model(scenario.upstreamId), scenario.stream);
-  const opts = { url: target.url, apiKey: target.apiKey, headers: target.headers, body, connections: scenario.connections, seconds };
+  const model = scenario.auto && target.auto ? 'auto' : target.model(scenario.upstreamId);
+  const bodyOf = scenario.fresh ? () => requestBody(model, scenario.stream, freshPrompt(freshCount++)) : undefined;
+  const opts = { url: target.url, apiKey: target.apiKey, headers: target.headers, body, bodyOf, connections: scenario.connections, seconds };
   // Resets the gateway's event-loop histogram, so what is read afterwards is this measurement's.
   if (target.pid && target.eldFile) await readEld(target.pid, target.eldFile);
   const gateway = target.pid;
