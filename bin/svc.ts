@@ -6,8 +6,7 @@ const words = process.argv.slice(2);
 async function serve(): Promise<void> {
   // Loaded only to serve: `svc --help` and `svc --version` never load the service.
   const { Service } = await import('../kernel/lifecycle/service.js');
-  // This process is the service: it gives back what start-up allocated before it listens.
-  const service = new Service({ compactHeapBeforeListen: true });
+  const service = new Service();
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

@@ -20,18 +20,12 @@ import { guardCache } from '../cache/guarded.js';
 import { packageRoot } from '../paths.js';
 import { PluginOrderToken } from '../contracts/diagnostics.js';
 import { KernelConfigToken, LifecycleToken, LoggerToken, PipelineToken, type Lifecycle } from './lifecycle.js';
-import { compactHeap } from './heap.js';
 
 export interface ServiceOptions {
   env?: NodeJS.ProcessEnv;
   /** Config merged over file and environment (tests: port 0, data dir, plugin switches). */
   overrides?: Record<string, unknown>;
   logSink?: LogSink;
-  /**
-   * Compact the heap once between boot and listen (`heap.ts`): for the process that is the service
-   * (`svc serve`), not for tests that start many services in one process.
-   */
-  compactHeapBeforeListen?: boolean;
 }
 
 /** The command whose words begin the command line; the longest name wins. */
@@ -65,10 +59,7 @@ export class Service {
   private starting?: Promise<number>;
   port = 0;
 
-  private readonly compactHeap: boolean;
-
   constructor(options: ServiceOptions = {}) {
-    this.compactHeap = options.compactHeapBeforeListen ?? false;
     this.loaded = loadConfig(options.env ?? process.env, options.overrides);
     this.config = this.loaded.config;
     this.log = createLogger(this.config.log.level, options.logSink);
@@ -92,7 +83,6 @@ export class Service {
 
   private async doStart(): Promise<number> {
     const names = await this.boot();
-    if (this.compactHeap) this.log.info('heap.compacted', compactHeap());
     this.port = await this.http.listen(this.config.server.port, this.config.server.host);
     this.log.info('api.started', { host: this.config.server.host, port: this.port, shape: this.shape, plugins: names, version });
     return this.port;

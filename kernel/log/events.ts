@@ -14,7 +14,6 @@ export type LogValue = string | number | boolean | null | readonly string[];
  */
 export interface LogEvents {
   'api.started': { host: string; port: number; shape: 'embedded' | 'scale-out'; plugins: readonly string[]; version: string };
-  'heap.compacted': { rss_mb_before: number; rss_mb_after: number; young_mb_before: number; young_mb_after: number; duration_ms: number };
   'api.stopping': { in_flight: number };
   'api.stopped': { forced_streams: number };
   'health.dependency_down': { component: string; error_code: string };
