@@ -88,8 +88,8 @@ export const units: Record<string, string> = {
  * gateway process's (and the mock's, as `upstream_cpu_us_per_req`) over the run, per completed request.
  */
 export async function measure(scenario: Scenario, target: Target, seconds: number, mockPid: number): Promise<Figures> {
-  const body = requestBody(scenario.auto && target.auto ? 'auto' : target.model(scenario.upstreamId), scenario.stream);
   const model = scenario.auto && target.auto ? 'auto' : target.model(scenario.upstreamId);
+  const body = requestBody(model, scenario.stream);
   const bodyOf = scenario.fresh ? () => requestBody(model, scenario.stream, freshPrompt(freshCount++)) : undefined;
   const opts = { url: target.url, apiKey: target.apiKey, headers: target.headers, body, bodyOf, connections: scenario.connections, seconds };
   // Resets the gateway's event-loop histogram, so what is read afterwards is this measurement's.

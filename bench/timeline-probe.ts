@@ -1,7 +1,7 @@
 import dc from 'node:diagnostics_channel';
 import { writeFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
+import { isMainThread, Worker } from 'node:worker_threads';
 import { codes } from './timeline.js';
 
 /**
@@ -14,44 +14,46 @@ import { codes } from './timeline.js';
  * BENCH_TIMELINE_FILE=/tmp/t.bin BENCH_SVC_NODE_FLAGS="--import ./dist/bench/timeline-probe.js" \
  *   BENCH_TARGETS=direct,svc-embedded BENCH_SCENARIOS=latency-1c node dist/bench/run.js
  * node dist/bench/timeline.js /tmp/t.bin
+ *
+ * `--import` runs it in every worker thread too; only the main thread records (a worker's exit
+ * would otherwise overwrite the main thread's file).
  */
 
-const capacity = 500_000;
-const events = new Float64Array(capacity * 2);
-let n = 0;
-function record(code: number, at = performance.now()): void {
-  if (n >= capacity) return;
-  events[2 * n] = code;
-  events[2 * n + 1] = at;
-  n++;
-}
+if (isMainThread) start();
 
-const on = (channel: string, code: number): void => dc.subscribe(channel, () => record(code));
-on('http.server.request.start', codes.received);
-on('undici:request:create', codes.upstreamCreated);
-on('undici:client:sendHeaders', codes.upstreamHeadersSent);
-on('undici:request:headers', codes.upstreamAnswered);
-on('http.server.response.finish', codes.answered);
-
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) {
-    record(codes.gcStart, e.startTime);
-    record(codes.gcEnd, e.startTime + e.duration);
+function start(): void {
+  const capacity = 500_000;
+  const events = new Float64Array(capacity * 2);
+  let n = 0;
+  function record(code: number, at = performance.now()): void {
+    if (n >= capacity) return;
+    events[2 * n] = code;
+    events[2 * n + 1] = at;
+    n++;
   }
-}).observe({ entryTypes: ['gc'] });
 
-// Worker messages (svc's SQLite writer, the classifier): when another thread is woken.
-const post = Worker.prototype.postMessage;
-Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
-  record(codes.workerPost);
-  return post.apply(this, args);
-};
-const emit = Worker.prototype.emit;
-Worker.prototype.emit = function (this: Worker, event: string | symbol, ...args: unknown[]) {
-  if (event === 'message') record(codes.workerReply);
-  return emit.call(this, event, ...args);
-};
+  const on = (channel: string, code: number): void => dc.subscribe(channel, () => record(code));
+  on('http.server.request.start', codes.received);
+  on('undici:request:create', codes.upstreamCreated);
+  on('undici:client:sendHeaders', codes.upstreamHeadersSent);
+  on('undici:request:headers', codes.upstreamAnswered);
+  on('http.server.response.finish', codes.answered);
 
-process.on('exit', () => {
-  writeFileSync(process.env.BENCH_TIMELINE_FILE ?? `timeline-${process.pid}.bin`, Buffer.from(events.buffer, 0, n * 16));
-});
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      record(codes.gcStart, e.startTime);
+      record(codes.gcEnd, e.startTime + e.duration);
+    }
+  }).observe({ entryTypes: ['gc'] });
+
+  // Messages to worker threads (svc's SQLite writer, the classifier): when another thread is woken.
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<Worker['postMessage']>) {
+    record(codes.workerPost);
+    return post.apply(this, args);
+  };
+
+  process.on('exit', () => {
+    writeFileSync(process.env.BENCH_TIMELINE_FILE ?? `timeline-${process.pid}.bin`, Buffer.from(events.buffer, 0, n * 16));
+  });
+}

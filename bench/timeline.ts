@@ -11,7 +11,6 @@ export const codes = {
   gcStart: 10,
   gcEnd: 20,
   workerPost: 30,
-  workerReply: 31,
 } as const;
 
 /** One request at one connection: when it arrived, went upstream, was answered upstream, and answered. */

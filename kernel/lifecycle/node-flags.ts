@@ -7,7 +7,8 @@
  * 16 MB semi-spaces cut peak RSS under 64 connections by ~140 MB, but every scavenge costs about
  * the same whatever its size and each one is a pause a request may meet: 32 MB halves their
  * number (one connection: p99 −12 to −36 %, CPU −2 to −6 %) for more peak RSS (+24 MiB in an A/B,
- * 649 against 537–596 MiB in whole bench runs; bench/RESULTS.md 12:49, docs/decisions.md). No old-space limit is set: a hard limit would turn
- * a burst of large bodies into an out-of-memory crash instead of a 413.
+ * 649 against 537–596 MiB in whole bench runs; bench/RESULTS.md 12:49, docs/decisions.md). No
+ * old-space limit is set: a hard limit would turn a burst of large bodies into an out-of-memory
+ * crash instead of a 413.
  */
 export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=32'];
