@@ -18,6 +18,8 @@ const governanceSets: string[][] = [['budgets', 'rate-limit'], ['rate-limit'], [
 export interface SvcProcess {
   child: Child;
   url: string;
+  /** SVC_DATA_DIR: the embedded shape's SQLite file is `svc.sqlite` in it. */
+  dataDir: string;
   /** Plugins the service reported at start (its `api.started` log event). */
   plugins: string[];
   /** Start attempts that failed, with the reason (a governance plugin that did not boot). */
@@ -36,6 +38,8 @@ export interface SvcOptions {
   nodeFlags?: string[];
   /** Extra environment (the event-loop probe's file). */
   env?: NodeJS.ProcessEnv;
+  /** Config merged over the benchmark's (after BENCH_SVC_CONFIG), e.g. a low rate limit for a flood. */
+  config?: Json;
 }
 
 const built = (from: string, plugin: string): boolean => existsSync(join(from, 'dist/plugins', plugin, 'index.js'));
@@ -58,11 +62,11 @@ function extraConfig(): Json {
  * The operator config file (SVC_CONFIG): the wanted governance plugins on, their limits set very
  * high; the others of governanceSets[0] explicitly off (config/default.json may list them).
  */
-function configFor(plugins: string[]): Json {
+function configFor(plugins: string[], extra: Json = {}): Json {
   const entries: Json = {};
   for (const p of governanceSets[0]!) entries[p] = plugins.includes(p) ? {} : { enabled: false };
   if (plugins.includes('rate-limit')) entries['rate-limit'] = { config: benchRateLimit };
-  return merge({ plugins: entries }, extraConfig()) as Json;
+  return merge(merge({ plugins: entries }, extraConfig()), extra) as Json;
 }
 
 function envFor(port: number, dataDir: string, configFile: string, backing?: ScaleOutBacking): NodeJS.ProcessEnv {
@@ -106,7 +110,7 @@ function startedPlugins(log: string, from: number): string[] | undefined {
 async function attempt(plugins: string[], o: SvcOptions, dataDir: string, log: string): Promise<SvcProcess> {
   const port = await freePort();
   const configFile = join(dataDir, 'bench-config.json');
-  writeFileSync(configFile, JSON.stringify(configFor(plugins), null, 2));
+  writeFileSync(configFile, JSON.stringify(configFor(plugins, o.config), null, 2));
   // The flags the service ships with (Dockerfile, npm start), so the bench measures what runs, plus
   // BENCH_SVC_NODE_FLAGS; svc-compare gets exactly BENCH_COMPARE_NODE_FLAGS when that is set (an
   // A/B of node flags in one run).
@@ -121,7 +125,7 @@ async function attempt(plugins: string[], o: SvcOptions, dataDir: string, log: s
     await res.arrayBuffer();
     return res.status === 200 && startedPlugins(log, from) !== undefined;
   });
-  return { child, url, plugins: startedPlugins(log, from) ?? [], fallbacks: [], stop: () => child.stop() };
+  return { child, url, dataDir, plugins: startedPlugins(log, from) ?? [], fallbacks: [], stop: () => child.stop() };
 }
 
 /**

@@ -27,6 +27,8 @@ export interface Target {
   model(upstreamId: string): string;
   /** What governance was on, in words (svc only). */
   governance?: string[];
+  /** Where svc keeps its rows (svc only): the embedded SQLite file, or the scale-out database. */
+  store?: { sqliteFile?: string; databaseUrl?: string };
   stop(): Promise<void>;
 }
 
@@ -72,6 +74,8 @@ export interface SvcTargetOptions {
   nodeFlags?: string[];
   /** Run svc from another package root (an A/B build), named `svc-compare`. */
   root?: string;
+  /** Config merged over the benchmark's (bench/svc.ts). */
+  config?: Record<string, unknown>;
 }
 
 /** svc in one shape, started and provisioned; scale-out gets a fresh database it drops at stop. */
@@ -81,7 +85,7 @@ export async function startSvcTarget(o: SvcTargetOptions): Promise<Target> {
   if (o.shape === 'scale-out') backing = await createScaleOutBacking();
   try {
     const probe = eldProbe(o.logDir, name);
-    const svc = await startSvc({ backing, logDir: o.logDir, name, nodeFlags: [...probe.flags, ...(o.nodeFlags ?? [])], env: probe.env, root: o.root });
+    const svc = await startSvc({ backing, logDir: o.logDir, name, nodeFlags: [...probe.flags, ...(o.nodeFlags ?? [])], env: probe.env, root: o.root, config: o.config });
     try {
       const p = await provision(svc.url, `http://127.0.0.1:${o.mockPort}/v1`, o.upstreamIds);
       return {
@@ -92,6 +96,7 @@ export async function startSvcTarget(o: SvcTargetOptions): Promise<Target> {
         eldFile: probe.env.BENCH_ELD_FILE,
         model: (id) => `${providerName}:${id}`,
         auto: p.routes.count > 0,
+        store: backing ? { databaseUrl: backing.databaseUrl } : { sqliteFile: `${svc.dataDir}/svc.sqlite` },
         governance: describe(svc.plugins, p.caps, p.capsNote, svc.fallbacks, p.routes.count ? `${p.routes.count} routes for model \`auto\` (routing)` : `NO auto routing (${p.routes.note})`),
         stop: async () => {
           await svc.stop();

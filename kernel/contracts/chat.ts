@@ -42,8 +42,25 @@ export interface ChatRequest {
   tool_choice?: 'auto' | 'none';
 }
 
-/** What the request carries that a model must be declared able to read. */
-export interface RequestNeeds { images: number; pdfs: number; tools: boolean; attachmentBytes: number }
+/**
+ * What the request carries that a model must be declared able to read, and the pages of its PDFs
+ * (counted once, while validation has the decoded bytes, so pricing never decodes them again).
+ */
+export interface RequestNeeds { images: number; pdfs: number; tools: boolean; attachmentBytes: number; pdfPages?: number }
+
+const pageObject = /\/Type\s*\/Page(?![A-Za-z])/g;
+
+/**
+ * Pages of a PDF: its page objects. Files that hide them in compressed object streams count one
+ * page per 2 KB, a generous reading (the context window caps the total).
+ *
+ * @example
+ * pdfPageCount(Buffer.from('%PDF-1.4 /Type /Page /Type /Page')) // 2
+ */
+export function pdfPageCount(bytes: Buffer): number {
+  const found = bytes.toString('latin1').match(pageObject)?.length ?? 0;
+  return found > 0 ? found : Math.max(1, Math.ceil(bytes.length / 2048));
+}
 
 export interface Usage {
   prompt_tokens: number;

@@ -1,5 +1,5 @@
 import { defineToken } from '../container/tokens.js';
-import type { ChatRequest } from './chat.js';
+import type { ChatRequest, RequestNeeds } from './chat.js';
 
 /**
  * The tokenizer the budgets plugin bounds holds with, shared so that dispatch counts with the same
@@ -11,10 +11,25 @@ import type { ChatRequest } from './chat.js';
  * counter?.text('Hello there'); // 2
  */
 export interface TokenCounter {
-  /** Tokens of a text, as the tokenizer counts them. */
+  /** Tokens of a text, as the tokenizer counts them (a very long text: bounded by its size). */
   text(text: string): number;
-  /** Tokens of a request's input: messages, tool definitions, attachments and framing. */
+  /** Tokens of a request's input: messages, tool definitions, attachments and framing (`measure().tokens`). */
   input(chat: Pick<ChatRequest, 'messages' | 'tools'>): number;
+  /** Everything known of a request's input tokens, made once per message list in linear time. */
+  measure(chat: Pick<ChatRequest, 'messages' | 'tools'>, needs?: RequestNeeds): InputMeasure;
+}
+
+/**
+ * A request's input tokens as far as a bounded amount of tokenizer work can tell (budgets
+ * README "Hold accuracy"): a long text may be bounded by its size rather than counted.
+ */
+export interface InputMeasure {
+  /** The input certainly holds at least this many tokens: only above it is a request refused as too long. */
+  lower: number;
+  /** The count with framing, no margin: exact where tokenized, one token per UTF-8 byte where bounded by size. */
+  tokens: number;
+  /** The hold's upper bound: the count with the vendors' margin. */
+  bound: number;
 }
 
 export const TokenCounterToken = defineToken<TokenCounter>('budgets.token-counter');

@@ -16,6 +16,8 @@ export interface RouteContext {
    * request_too_large above it). Check the caller before calling it where you can.
    */
   readJson(maxBytes?: number): Promise<unknown>;
+  /** Reads the raw body within the same limits, for a route that parses it itself (off the event loop). */
+  readBody(maxBytes?: number): Promise<Buffer>;
   /** Writes a JSON response with x-svc-request-id. */
   json(status: number, body: unknown, headers?: Record<string, string>): void;
 }

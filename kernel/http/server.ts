@@ -132,6 +132,7 @@ export class HttpFront {
         },
         signal: controller.signal,
         readJson: async (maxBytes?: number) => parseJson(await this.bodies.read(req, res, maxBytes)),
+        readBody: (maxBytes?: number) => this.bodies.read(req, res, maxBytes),
         json: (status, body, headers) => sendJson(res, status, body, headers),
       };
       try {

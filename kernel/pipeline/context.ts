@@ -33,9 +33,10 @@ export interface RequestContext {
   /** Response headers that any phase may add; written with the response, refusals included. */
   readonly headers: Record<string, string>;
   /**
-   * The parsed JSON body: read after `authenticate` (hooks of `receive` and `authenticate` see
-   * undefined, so an unauthenticated body is never read), and still undefined in `settle` for a
-   * request refused before it was read.
+   * The body as read: after `authenticate` (hooks of `receive` and `authenticate` see undefined,
+   * so an unauthenticated body is never read), and still undefined in `settle` for a request
+   * refused before it was read. The model API reads raw bytes (a Buffer) and parses them in its
+   * `validate` hook, into `state.chat`.
    */
   body: unknown;
   state: RequestState;

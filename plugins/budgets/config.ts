@@ -11,8 +11,8 @@ export const BudgetsConfigSchema = Type.Object(
     imageTokens: Type.Integer({ minimum: 0, default: 2000 }),
     /** One PDF page: its text plus a page image. */
     pdfPageTokens: Type.Integer({ minimum: 0, default: 5000 }),
-    /** Longer texts are bounded by their UTF-8 size rather than tokenized on the request path. */
-    tokenizeMaxChars: Type.Integer({ minimum: 1000, default: 200_000 }),
+    /** Characters tokenized per request (texts counted before are free); the rest is bounded by its UTF-8 size. */
+    tokenizeMaxChars: Type.Integer({ minimum: 1000, default: 32_000 }),
     /** A hold not settled (nor kept alive by its process) this long after it was taken is reaped as abandoned. */
     holdExpirySeconds: Type.Integer({ minimum: 1, default: 900 }),
     /** How often expired holds are reaped and live ones kept alive. */

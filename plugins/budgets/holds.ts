@@ -59,7 +59,7 @@ export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void |
   const snap = d.snapshot();
   const caps = applicableCaps(snap.index, principal);
   const chain = holdChain(chosen, rc.state.candidates, snap.fallbackModel.get(principal.workspaceId), rc.state.needs, chat.maxTokens, d.catalog);
-  const input = inputTokenBound(chat, d.config);
+  const input = inputTokenBound(chat, d.config, rc.state.needs);
   const graceMs = d.config.counterGraceSeconds * 1000;
   const rooms = new Map<string, number>();
   let refusal: Refusal | undefined;

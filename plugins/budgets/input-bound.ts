@@ -1,9 +1,9 @@
-import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import type { ChatMessage, ChatRequest, ContentPart, TokenCounter } from '../../kernel/index.js';
+import { pdfPageCount, type ChatMessage, type ChatRequest, type ContentPart, type InputMeasure, type RequestNeeds, type TokenCounter } from '../../kernel/index.js';
+import { countText, type TextCount } from './token-count.js';
 
 /** How the input bound is made; every number is documented in the README (hold accuracy). */
 export interface BoundSettings {
-  /** Added to the tokenizers' count for vendors whose tokenizers count more (25 = ×1.25). */
+  /** Added to the tokenizer's count for vendors whose tokenizers count more (25 = ×1.25). */
   marginPercent: number;
   /** Role markers and separators a vendor adds around each message. */
   messageOverheadTokens: number;
@@ -13,74 +13,105 @@ export interface BoundSettings {
   imageTokens: number;
   /** One PDF page (its text plus a page image, as vendors that read PDFs bill them). */
   pdfPageTokens: number;
-  /** Texts longer than this are bounded by their UTF-8 size instead of being tokenized. */
+  /**
+   * Characters tokenized per request (texts counted before cost nothing): the rest of a request
+   * is bounded by its UTF-8 size, so no request costs more tokenizer work than this.
+   */
   tokenizeMaxChars: number;
 }
 
-/** Specials such as `<|endoftext|>` are plain text in a prompt; never let them throw or count as one. */
-const asText = { disallowedSpecial: new Set<string>() };
+/** Pages of a PDF part given as a base64 data URL, once per part object (a tool loop prices it again). */
+const pdfPagesOf = new WeakMap<object, number>();
 
 /**
- * Counted bounds of recent texts: a conversation resends its history every turn, so most texts
- * were bounded moments ago. A Map keeps insertion order, which makes it a small LRU.
- */
-const recent = new Map<string, number>();
-const recentMax = 4096;
-
-/**
- * An upper bound of one text's tokens: the cl100k count plus the margin, and never less than one
- * token per four characters (the rough count used for a reply that broke off without usage).
- * cl100k rather than o200k: it counts more on emoji and non-Latin scripts (where o200k fell short
- * of it by up to ×1.96) and about the same on English and code, and it costs half the memory.
- * A text too long to tokenize on the request path is bounded by its UTF-8 size, which no
- * byte-level BPE tokenizer exceeds.
- */
-export function textTokenBound(text: string, s: BoundSettings): number {
-  if (text.length === 0) return 0;
-  if (text.length > s.tokenizeMaxChars) return Buffer.byteLength(text, 'utf8');
-  return Math.max(Math.ceil((textTokens(text) * (100 + s.marginPercent)) / 100), Math.ceil(text.length / 4));
-}
-
-/** The cl100k count of a text, without margin (cached like the bounds). */
-export function textTokens(text: string): number {
-  if (text.length === 0) return 0;
-  let count = recent.get(text);
-  if (count === undefined) {
-    count = cl100k(text, asText);
-    if (recent.size >= recentMax) recent.delete(recent.keys().next().value!);
-  } else recent.delete(text);
-  recent.set(text, count);
-  return count;
-}
-
-const pageObject = /\/Type\s*\/Page(?![A-Za-z])/g;
-
-/**
- * Pages of a PDF given as a base64 data URL: its page objects. Files that hide them in compressed
- * object streams count one page per 2 KB, a generous reading (the context window caps the total).
+ * Pages of a PDF given as a base64 data URL (validation counts them once into `needs.pdfPages`;
+ * this is for requests priced without it, such as a tool loop's grown message list).
  */
 export function pdfPages(dataUrl: string): number {
-  const comma = dataUrl.indexOf(',');
-  const bytes = Buffer.from(dataUrl.slice(comma + 1), 'base64');
-  const found = bytes.toString('latin1').match(pageObject)?.length ?? 0;
-  return found > 0 ? found : Math.max(1, Math.ceil(bytes.length / 2048));
+  return pdfPageCount(Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64'));
 }
 
-type Count = (text: string, s: BoundSettings) => number;
-
-function partBound(p: ContentPart, s: BoundSettings, count: Count): number {
-  if (p.type === 'text') return count(p.text, s);
-  if (p.type === 'image_url') return s.imageTokens;
-  return p.file.file_data ? pdfPages(p.file.file_data) * s.pdfPageTokens : s.pdfPageTokens;
-}
-
-function messageBound(m: ChatMessage, s: BoundSettings, count: Count): number {
-  let n = s.messageOverheadTokens + count(m.name ?? '', s);
-  if (typeof m.content === 'string') n += count(m.content, s);
-  else if (Array.isArray(m.content)) for (const p of m.content) n += partBound(p, s, count);
-  for (const c of m.tool_calls ?? []) n += count(c.function.name, s) + count(c.function.arguments, s) + s.messageOverheadTokens;
-  if (m.tool_call_id) n += count(m.tool_call_id, s);
+function partPages(p: Extract<ContentPart, { type: 'file' }>): number {
+  let n = pdfPagesOf.get(p);
+  if (n === undefined) pdfPagesOf.set(p, (n = p.file.file_data ? pdfPages(p.file.file_data) : 1));
   return n;
+}
+
+/** Sums one request's texts under its tokenizing budget. */
+class Tally {
+  lower: number;
+  tokens: number;
+  bound: number;
+  private budget: number;
+
+  constructor(private readonly s: BoundSettings) {
+    this.budget = s.tokenizeMaxChars;
+    // Every message format spends at least a token on the reply's priming: framing counts in
+    // `tokens` and `bound`, never in `lower` (it is a vendor's, not certain).
+    this.lower = 0;
+    this.tokens = this.bound = s.requestOverheadTokens;
+  }
+
+  text(t: string): void {
+    if (t.length === 0) return;
+    const c: TextCount = countText(t, this.budget);
+    this.budget -= c.work;
+    this.lower += c.lower;
+    this.tokens += c.tokens;
+    // A size bound already exceeds any count; a count gets the margin and the four-characters floor.
+    this.bound += c.bySize ? c.tokens : Math.max(Math.ceil((c.tokens * (100 + this.s.marginPercent)) / 100), Math.ceil(t.length / 4));
+  }
+
+  framing(n: number): void {
+    this.tokens += n;
+    this.bound += n;
+  }
+
+  message(m: ChatMessage, pdfPagesKnown: boolean): void {
+    this.lower += 1; // a message holds at least its role's token in every format
+    this.framing(this.s.messageOverheadTokens);
+    this.text(m.name ?? '');
+    if (typeof m.content === 'string') this.text(m.content);
+    else if (Array.isArray(m.content)) {
+      for (const p of m.content) {
+        if (p.type === 'text') this.text(p.text);
+        else if (p.type === 'image_url') this.framing(this.s.imageTokens);
+        else if (!pdfPagesKnown) this.framing(partPages(p) * this.s.pdfPageTokens);
+      }
+    }
+    for (const c of m.tool_calls ?? []) {
+      this.text(c.function.name);
+      this.text(c.function.arguments);
+      this.framing(this.s.messageOverheadTokens);
+    }
+    if (m.tool_call_id) this.text(m.tool_call_id);
+  }
+}
+
+/** One measure per message list (and tool list): every phase that asks gets the same figures. */
+const measured = new WeakMap<ChatMessage[], { tools: unknown; m: InputMeasure }>();
+
+/**
+ * What is known of a request's input tokens (README "Hold accuracy"): a certain lower bound (for
+ * the context check, no framing), the count (exact where tokenized, one token per byte where
+ * bounded by size), and the hold's upper bound with margin. Linear in the request's size, with at
+ * most `tokenizeMaxChars` characters tokenized; `needs.pdfPages`, when validation counted them,
+ * spares decoding the PDFs again.
+ *
+ * @example
+ * measureInput({ messages: [{ role: 'user', content: 'hi' }] }, settings).bound
+ */
+export function measureInput(chat: Pick<ChatRequest, 'messages' | 'tools'>, s: BoundSettings, needs?: RequestNeeds): InputMeasure {
+  const known = measured.get(chat.messages);
+  if (known && known.tools === chat.tools) return known.m;
+  const t = new Tally(s);
+  const pdfPagesKnown = needs?.pdfPages !== undefined;
+  if (pdfPagesKnown) t.framing(needs!.pdfPages! * s.pdfPageTokens);
+  for (const m of chat.messages) t.message(m, pdfPagesKnown);
+  if (chat.tools?.length) t.text(JSON.stringify(chat.tools));
+  const m: InputMeasure = { lower: t.lower, tokens: t.tokens, bound: t.bound };
+  measured.set(chat.messages, { tools: chat.tools, m });
+  return m;
 }
 
 /**
@@ -88,19 +119,30 @@ function messageBound(m: ChatMessage, s: BoundSettings, count: Count): number {
  * window caps it): messages, tool definitions, attachments and framing.
  *
  * @example
- * inputTokenBound({ model: 'x:y', messages: [{ role: 'user', content: 'hi' }], stream: false, includeUsage: false }, settings)
+ * inputTokenBound({ messages: [{ role: 'user', content: 'hi' }] }, settings)
  */
-export function inputTokenBound(chat: Pick<ChatRequest, 'messages' | 'tools'>, s: BoundSettings, count: Count = textTokenBound): number {
-  let n = s.requestOverheadTokens;
-  for (const m of chat.messages) n += messageBound(m, s, count);
-  if (chat.tools?.length) n += count(JSON.stringify(chat.tools), s);
-  return n;
+export function inputTokenBound(chat: Pick<ChatRequest, 'messages' | 'tools'>, s: BoundSettings, needs?: RequestNeeds): number {
+  return measureInput(chat, s, needs).bound;
 }
 
+/** One text's bound alone (with a fresh budget): the count with margin, or its UTF-8 size. */
+export function textTokenBound(text: string, s: BoundSettings): number {
+  const t = new Tally({ ...s, requestOverheadTokens: 0 });
+  t.text(text);
+  return t.bound;
+}
+
+/** Characters tokenized for one reply's text (a broken-off reply's output); the rest by size. */
+const outputBudget = 64_000;
+
 /**
- * The shared tokenizer (kernel `TokenCounterToken`): the same counts without the margin or the
- * four-characters floor, for the context-window check and a broken-off reply's output.
+ * The shared tokenizer (kernel `TokenCounterToken`): the same counts without the margin, for the
+ * context-window check and a broken-off reply's output.
  */
 export function tokenCounter(s: BoundSettings): TokenCounter {
-  return { text: textTokens, input: (chat) => inputTokenBound(chat, s, (t) => textTokens(t)) };
+  return {
+    text: (t) => countText(t, outputBudget).tokens,
+    input: (chat) => measureInput(chat, s).tokens,
+    measure: (chat, needs) => measureInput(chat, s, needs),
+  };
 }

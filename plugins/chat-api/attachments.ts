@@ -1,4 +1,4 @@
-import { GatewayError, type ContentPart, type RequestNeeds } from '../../kernel/index.js';
+import { GatewayError, pdfPageCount, type ContentPart, type RequestNeeds } from '../../kernel/index.js';
 
 /** SPEC.md Limits: 10 MB per attachment, 20 MB in one message. */
 export interface AttachmentLimits {
@@ -93,6 +93,7 @@ export function normalizeParts(parts: unknown[], param: string, needs: RequestNe
       messageBytes += d.bytes.length;
       if (d.type === 'application/pdf') {
         needs.pdfs++;
+        needs.pdfPages = (needs.pdfPages ?? 0) + pdfPageCount(d.bytes);
         const filename = typeof file?.filename === 'string' ? file.filename : undefined;
         return { type: 'file', file: filename ? { filename, file_data: file!.file_data as string } : { file_data: file!.file_data as string } };
       }

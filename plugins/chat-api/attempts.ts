@@ -34,7 +34,7 @@ export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: Abor
   const chain = [first, ...state.candidates.filter((m) => m !== first)].filter((m) => chat.maxTokens === undefined || chat.maxTokens <= m.outputLimit);
   outcome.attempts = [];
   const deadlineAt = ctx.startedAt + env.config.attemptsDeadlineMs;
-  const inputTokens = env.counter.input(chat);
+  const inputTokens = env.counter.measure(chat, state.needs).lower;
   if (chain.length === 0) {
     const field = chat.maxTokensField ?? 'max_tokens';
     throw new GatewayError('output_too_long', `${field} is above the output limit of every candidate model.`, { param: field });

@@ -1,6 +1,6 @@
 import { GatewayError, type CatalogModel, type RequestContext, type TokenCounter } from '../../kernel/index.js';
 
-/** True when `model` certainly cannot hold the request: the tokenizer's input count (no margin) plus the output limit sent. */
+/** True when `model` certainly cannot hold the request: the input's certain lower bound (no margin) plus the output limit sent. */
 export function tooLong(model: CatalogModel, inputTokens: number, maxTokens: number): boolean {
   return model.contextWindow > 0 && inputTokens + maxTokens > model.contextWindow;
 }
@@ -8,7 +8,7 @@ export function tooLong(model: CatalogModel, inputTokens: number, maxTokens: num
 export function contextError(model: CatalogModel, inputTokens: number, maxTokens: number): GatewayError {
   return new GatewayError(
     'context_length_exceeded',
-    `The messages (${inputTokens} tokens) plus the output limit (${maxTokens}) are more than the context window of ${model.name} (${model.contextWindow}); nothing was sent.`,
+    `The messages (at least ${inputTokens} tokens) plus the output limit (${maxTokens}) are more than the context window of ${model.name} (${model.contextWindow}); nothing was sent.`,
     { param: 'messages' },
   );
 }
@@ -17,13 +17,14 @@ export function contextError(model: CatalogModel, inputTokens: number, maxTokens
  * The capabilities phase, after the capability rule (README "When the upstream fails"): candidates
  * whose context window certainly cannot hold the request are dropped before the hold is priced, so
  * the hold is made for a model that can answer. When none is left (an explicit model always), 400
- * `context_length_exceeded` without an upstream call. Only a certain overflow is refused: the count
- * has no margin, so a request near the limit is sent and the provider decides.
+ * `context_length_exceeded` without an upstream call. Only a certain overflow is refused: the
+ * measure's lower bound has no margin and counts a text too long to tokenize at one token per 128
+ * bytes, so a request near the limit is sent and the provider decides.
  */
 export function fitContext(ctx: RequestContext, counter: TokenCounter): void {
   const { chat, candidates } = ctx.state;
   if (!chat || candidates.length === 0) return;
-  const input = counter.input(chat);
+  const input = counter.measure(chat, ctx.state.needs).lower;
   const fit = candidates.filter((m) => !tooLong(m, input, chat.maxTokens ?? m.outputLimit));
   if (fit.length === 0) {
     const first = candidates[0]!;

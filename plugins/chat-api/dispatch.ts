@@ -4,6 +4,8 @@ import { attempt, type AttemptEnv } from './attempts.js';
 declare module '../../kernel/index.js' {
   interface LogEvents {
     'upstream.malformed_event': { request_id: string; provider: string };
+    /** The body worker stopped with requests waiting on it (they get 500 internal_error). */
+    'chat.body_worker_failed': { reason: string; waiting: number };
   }
 }
 

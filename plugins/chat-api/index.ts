@@ -18,7 +18,7 @@ import {
   checkCsrf,
   type Logger,
 } from '../../kernel/index.js';
-import { validateChatRequest } from './validate.js';
+import { BodyParser } from './body-parser.js';
 import { selectExplicit, checkCapabilities } from './select.js';
 import { blankOutcome, dispatch } from './dispatch.js';
 import { listModels, findModel } from './models.js';
@@ -51,6 +51,11 @@ export default definePlugin({
   config: Type.Object({
     attachmentBytes: Type.Integer({ minimum: 1, default: 10 * MB }),
     messageAttachmentBytes: Type.Integer({ minimum: 1, default: 20 * MB }),
+    /** Messages and tools one request may carry (400 invalid_request above; README "Limits"). */
+    maxMessages: Type.Integer({ minimum: 1, default: 20_000 }),
+    maxTools: Type.Integer({ minimum: 1, default: 2048 }),
+    /** Bodies at least this large are parsed and validated on a worker thread, off the event loop. */
+    offloadBytes: Type.Integer({ minimum: 0, default: 256 * 1024 }),
     /** Retries, backoff and cool-down of upstream calls (README "When the upstream fails"). */
     upstream: upstreamConfig,
   }),
@@ -60,7 +65,9 @@ export default definePlugin({
     const registry = ctx.use(ProviderRegistryToken);
     const pipeline = ctx.use(PipelineToken);
     const lifecycle = ctx.use(LifecycleToken);
-    const limits = { perAttachmentBytes: ctx.config.attachmentBytes, perMessageBytes: ctx.config.messageAttachmentBytes };
+    const limits = { perAttachmentBytes: ctx.config.attachmentBytes, perMessageBytes: ctx.config.messageAttachmentBytes, maxMessages: ctx.config.maxMessages, maxTools: ctx.config.maxTools };
+    const bodies = new BodyParser(limits, ctx.config.offloadBytes, ctx.log);
+    ctx.container.register('chat-api.bodies', { useValue: bodies });
 
     ctx.hook('authenticate', (rc) => {
       rc.state.principal = identity.authenticate(rc.req.headers);
@@ -68,8 +75,8 @@ export default definePlugin({
       // a cookie-signed POST must carry x-svc-csrf (checked after the credential, so a bad one is 401).
       checkCsrf('POST', rc.req.headers);
     });
-    ctx.hook('validate', (rc) => {
-      const { chat, needs } = validateChatRequest(rc.body, limits);
+    ctx.hook('validate', async (rc) => {
+      const { chat, needs } = await bodies.parse(rc.body as Buffer);
       rc.state.chat = chat;
       rc.state.needs = needs;
     });
@@ -102,7 +109,8 @@ export default definePlugin({
         // The key is checked from the headers before the body is read: an unauthenticated request
         // is refused without buffering its body (the kernel drops the unread rest).
         await pipeline.run(rctx, 'receive', 'authenticate');
-        rctx.body = await rc.readJson();
+        // Parsed in the validate phase (body-parser.ts: large bodies on a worker thread).
+        rctx.body = await rc.readBody();
         await pipeline.run(rctx, 'validate', 'hold');
         await pipeline.run(rctx, 'dispatch', 'dispatch');
       } catch (err) {
@@ -129,5 +137,8 @@ export default definePlugin({
         await pipeline.settle(rctx, settleFailed(ctx.log, rc.id));
       }
     });
+  },
+  async stop(ctx) {
+    await ctx.container.resolve<BodyParser>('chat-api.bodies').stop();
   },
 });

@@ -7,7 +7,17 @@ import type { ChatCompletionChunk, ChatRequest, TokenCounter, Usage } from '../.
 export function counterOr(counter: TokenCounter | undefined): TokenCounter {
   if (counter) return counter;
   const text = (t: string): number => Math.ceil(t.length / 4);
-  return { text, input: (chat) => text(JSON.stringify(chat.messages)) + (chat.tools ? text(JSON.stringify(chat.tools)) : 0) };
+  const input: TokenCounter['input'] = (chat) => text(JSON.stringify(chat.messages)) + (chat.tools ? text(JSON.stringify(chat.tools)) : 0);
+  // Certain only that no token covers more than 128 characters (cl100k's longest).
+  const lower = (chat: Pick<ChatRequest, 'messages'>): number => {
+    let chars = 0;
+    for (const m of chat.messages) {
+      if (typeof m.content === 'string') chars += m.content.length;
+      else for (const p of m.content ?? []) if (p.type === 'text') chars += p.text.length;
+    }
+    return Math.ceil(chars / 128);
+  };
+  return { text, input, measure: (chat) => ({ lower: lower(chat), tokens: input(chat), bound: input(chat) }) };
 }
 
 /** The text a chunk adds (content, refusal, tool call names and arguments), for counting output. */

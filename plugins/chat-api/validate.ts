@@ -14,6 +14,12 @@ const maxSchemaDepth = 64;
 
 type Json = Record<string, unknown>;
 
+/** What one request may carry (README "Limits"): attachments, and how many messages and tools. */
+export interface ValidationLimits extends AttachmentLimits {
+  maxMessages: number;
+  maxTools: number;
+}
+
 function bad(param: string, message: string): GatewayError {
   return new GatewayError('invalid_request', message, { param });
 }
@@ -69,10 +75,11 @@ function stopField(body: Json): string | string[] | undefined {
   throw bad('stop', 'stop must be a string or an array of up to 4 strings.');
 }
 
-function toolsField(body: Json): ToolDefinition[] | undefined {
+function toolsField(body: Json, maxTools: number): ToolDefinition[] | undefined {
   const v = body.tools;
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) throw bad('tools', 'tools must be an array.');
+  if (v.length > maxTools) throw bad('tools', `tools may hold at most ${maxTools} tools (this request has ${v.length}).`);
   return v.map((t, i) => {
     const p = `tools[${i}]`;
     if (!isObject(t) || t.type !== 'function' || !isObject(t.function)) throw bad(p, `${p} must be {"type":"function","function":{…}}.`);
@@ -131,10 +138,11 @@ function message(m: unknown, i: number, needs: RequestNeeds, limits: AttachmentL
  * Checks a parsed body against the fields the spec accepts and returns only those: unknown fields
  * are dropped here, so they are never forwarded. Every refusal names its `param`.
  */
-export function validateChatRequest(body: unknown, limits: AttachmentLimits): { chat: ChatRequest; needs: RequestNeeds } {
+export function validateChatRequest(body: unknown, limits: ValidationLimits): { chat: ChatRequest; needs: RequestNeeds } {
   if (!isObject(body)) throw bad('body', 'The request body must be a JSON object.');
   if (typeof body.model !== 'string' || body.model.trim() === '') throw bad('model', 'model is required: "auto", "route/<name>" or "<provider>:<model>".');
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw bad('messages', 'messages must be a non-empty array.');
+  if (body.messages.length > limits.maxMessages) throw bad('messages', `messages may hold at most ${limits.maxMessages} messages (this request has ${body.messages.length}).`);
   refuseUnsupported(body);
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw bad('stream', 'stream must be a boolean.');
   const so = body.stream_options;
@@ -155,7 +163,7 @@ export function validateChatRequest(body: unknown, limits: AttachmentLimits): { 
   if (topP !== undefined) chat.top_p = topP;
   const stop = stopField(body);
   if (stop !== undefined) chat.stop = stop;
-  const tools = toolsField(body);
+  const tools = toolsField(body, limits.maxTools);
   if (tools && tools.length > 0) {
     chat.tools = tools;
     needs.tools = true;

@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+
+/**
+ * Token counts that cost linear time and a bounded amount of work per request (issue 25).
+ *
+ * cl100k's byte-pair merge is quadratic in the length of one pre-token (a run of letters, of
+ * punctuation or of whitespace): 200,000 × "a" took 10 s. So a text is cut at every run longer
+ * than `longRun` characters; the stretches between runs are counted exactly (each of their
+ * pre-tokens is short), and each long run is bounded instead of counted: at least one token per
+ * `maxTokenBytes` UTF-8 bytes (the longest cl100k token; a unit test reads it from the
+ * vocabulary) and at most one per byte (no byte-level BPE exceeds that). A request also has a
+ * tokenizing budget: once that many characters were tokenized for it, its remaining texts are
+ * bounded by their UTF-8 size without being read by the tokenizer.
+ */
+
+/** Longest cl100k token in UTF-8 bytes (128 spaces): every token covers at most this many bytes. */
+export const maxTokenBytes = 128;
+
+/** Runs of one character class longer than this are bounded, not counted (README "Hold accuracy"). */
+export const longRun = 32;
+const runs = new RegExp(`\\p{L}{${longRun + 1},}|[^\\s\\p{L}\\p{N}]{${longRun + 1},}|\\s{${longRun + 1},}`, 'gu');
+
+/** Specials such as `<|endoftext|>` are plain text in a prompt; never let them throw or count as one. */
+const asText = { disallowedSpecial: new Set<string>() };
+
+/** What is known of one text's tokens. */
+export interface TextCount {
+  /** Certainly at least this many (no margin). */
+  lower: number;
+  /** The count where the text was tokenized; a bounded stretch counts one token per byte. */
+  tokens: number;
+  /** Characters the tokenizer read for it (0 for a cached or bounded text). */
+  work: number;
+  /** True when every character was counted (no bound stands in for a part of it). */
+  exact: boolean;
+  /** True when the whole text was bounded by its UTF-8 size (the budget did not cover it). */
+  bySize: boolean;
+}
+
+/**
+ * Counts of recent texts: a conversation resends its history every turn, so most texts were
+ * counted moments ago. Keyed by the text itself when short, else by its length and SHA-1, so the
+ * cache holds no large strings. A Map keeps insertion order, which makes it a small LRU.
+ */
+const recent = new Map<string, TextCount>();
+const recentMax = 4096;
+const keyOf = (text: string): string => (text.length <= 256 ? text : `${text.length}:${createHash('sha1').update(text).digest('base64')}`);
+
+function remember(key: string, c: TextCount): TextCount {
+  if (recent.size >= recentMax) recent.delete(recent.keys().next().value!);
+  recent.set(key, c);
+  return c;
+}
+
+/** A text the budget no longer covers: bounded by its size alone. */
+export function boundedBySize(text: string): TextCount {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  return { lower: Math.ceil(bytes / maxTokenBytes), tokens: bytes, work: 0, exact: false, bySize: true };
+}
+
+/** Counts a text in linear time (long runs bounded, see above); exact when it has no long run. */
+function countLinear(text: string): TextCount {
+  let stretches = 0;
+  let runLower = 0;
+  let runBytes = 0;
+  let cuts = 0;
+  let from = 0;
+  runs.lastIndex = 0;
+  for (let m = runs.exec(text); m !== null; m = runs.exec(text)) {
+    if (m.index > from) stretches += cl100k(text.slice(from, m.index), asText);
+    const bytes = Buffer.byteLength(m[0], 'utf8');
+    runLower += Math.ceil(bytes / maxTokenBytes);
+    runBytes += bytes;
+    from = m.index + m[0].length;
+    cuts++;
+  }
+  if (cuts === 0) {
+    const n = cl100k(text, asText);
+    return { lower: n, tokens: n, work: text.length, exact: true, bySize: false };
+  }
+  if (from < text.length) stretches += cl100k(text.slice(from), asText);
+  // A cut may split the pre-token that holds a run's neighbouring character: a token either side.
+  return { lower: Math.max(0, stretches + runLower - 2 * cuts), tokens: stretches + runBytes, work: text.length, exact: false, bySize: false };
+}
+
+/**
+ * One text's count within a request's remaining tokenizing `budget` (characters): cached counts
+ * cost nothing; a text longer than the budget is bounded by its size.
+ *
+ * @example
+ * countText('Hello there', 32_000) // { lower: 2, tokens: 2, work: 11, exact: true, bySize: false }
+ */
+export function countText(text: string, budget: number): TextCount {
+  if (text.length === 0) return { lower: 0, tokens: 0, work: 0, exact: true, bySize: false };
+  const key = keyOf(text);
+  const known = recent.get(key);
+  if (known) {
+    recent.delete(key);
+    recent.set(key, known);
+    return { ...known, work: 0 };
+  }
+  if (text.length > budget) return boundedBySize(text);
+  return remember(key, countLinear(text));
+}
