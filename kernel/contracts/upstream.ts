@@ -44,6 +44,8 @@ export interface UpstreamFailureHints {
   transient?: boolean;
   /** The vendor's requested wait before another attempt (Retry-After, retry-after-ms). */
   retryAfterMs?: number;
+  /** A connect, first-byte, first-token, idle or total deadline passed (README "When the upstream fails"). */
+  deadline?: boolean;
 }
 
 /**

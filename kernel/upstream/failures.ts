@@ -36,7 +36,10 @@ const failureText: Record<UpstreamFailure, string> = {
  * throw upstreamUnavailable(ctx, 'timeout'); // 502 upstream_unavailable, svc { provider }
  */
 export function upstreamUnavailable(ctx: UpstreamErrorContext, why: UpstreamFailure): GatewayError & UpstreamFailureHints {
-  return withHints(new GatewayError('upstream_unavailable', `Provider ${ctx.provider} ${failureText[why]}.`, { details: { provider: ctx.provider } }), true);
+  const err = withHints(new GatewayError('upstream_unavailable', `Provider ${ctx.provider} ${failureText[why]}.`, { details: { provider: ctx.provider } }), true);
+  // A deadline spent the client's time: the dispatcher does not spend it again on the same model.
+  if (why === 'timeout' || why === 'idle') err.deadline = true;
+  return err;
 }
 
 /**

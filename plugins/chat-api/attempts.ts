@@ -7,7 +7,7 @@ import {
 } from '../../kernel/index.js';
 import type { Cooldown } from './cooldown.js';
 import { contextError, tooLong } from './context-fit.js';
-import { backoffMs, fallbackCodes, isTransient, pause, requestedWaitMs, type UpstreamConfig } from './retry-policy.js';
+import { backoffMs, fallbackCodes, isDeadline, isTransient, pause, requestedWaitMs, retryAfterDeadline, type UpstreamConfig } from './retry-policy.js';
 import { metered } from './metered.js';
 import { streamReply, wholeReply, type ReplyEnv } from './replies.js';
 
@@ -52,8 +52,10 @@ export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: Abor
     }
     const admission = env.cooldown.admit(model.name);
     if (admission === 'skip' && !alone) continue;
+    let deadlineRetries = 0;
     for (let retry = 0; retry <= env.config.retries; retry++) {
       if (signal.aborted) throw signal.reason;
+      const attemptStartedAt = performance.now();
       state.model = model;
       const call: UpstreamCall = { model, request: { ...chat, maxTokens }, signal, onMalformed: () => onMalformed(ctx, env) };
       if (model.deadlines) call.deadlines = model.deadlines;
@@ -79,6 +81,12 @@ export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: Abor
           break;
         }
         env.cooldown.failed(model.name);
+        if (isDeadline(g)) {
+          // The deadline spent the client's time: the next candidate at once; the last one only
+          // once more, and only if that attempt still ends within the client's budget.
+          if (!alone || !retryAfterDeadline(deadlineRetries, ctx.startedAt, attemptStartedAt, performance.now(), env.config.clientBudgetMs)) break;
+          deadlineRetries++;
+        }
         const wait = requestedWaitMs(g);
         // A vendor asking for a longer wait than the bound: move on rather than hold the client.
         if (wait !== undefined && wait > env.config.maxRetryAfterMs) break;

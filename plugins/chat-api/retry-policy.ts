@@ -12,6 +12,8 @@ export const upstreamConfig = Type.Object(
     maxRetryAfterMs: Type.Integer({ minimum: 0, default: 5000 }),
     /** No attempt starts later than this after the request arrived. */
     attemptsDeadlineMs: Type.Integer({ minimum: 1, default: 45_000 }),
+    /** What a client usually waits (60 s): a deadline is retried on the same model only if another attempt still ends within it. */
+    clientBudgetMs: Type.Integer({ minimum: 1, default: 60_000 }),
     /** Consecutive transient failures of one model that start its cool-down. */
     cooldownFailures: Type.Integer({ minimum: 1, default: 3 }),
     /** How long a cooling model is skipped before one probe request may try it. */
@@ -40,6 +42,20 @@ export const fallbackCodes = new Set<ErrorCode>([
 export function isTransient(err: GatewayError): boolean {
   const h = (err as GatewayError & UpstreamFailureHints).transient;
   return h ?? err.code === 'upstream_unavailable';
+}
+
+/** A deadline (not an answer) ended the attempt: the time is spent, so the same model is not simply tried again. */
+export function isDeadline(err: GatewayError): boolean {
+  return (err as GatewayError & UpstreamFailureHints).deadline === true;
+}
+
+/**
+ * After a deadline on the only candidate left: one more attempt only if another as long still
+ * ends within `clientBudgetMs` of the request's arrival (a client's usual 60 s time-out), and
+ * only once.
+ */
+export function retryAfterDeadline(deadlineRetries: number, requestStartedAt: number, attemptStartedAt: number, now: number, clientBudgetMs: number): boolean {
+  return deadlineRetries === 0 && now - requestStartedAt + (now - attemptStartedAt) <= clientBudgetMs;
 }
 
 /** The wait the vendor asked for, in ms (hint, else `svc.retry_after_seconds`); undefined when none. */

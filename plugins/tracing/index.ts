@@ -3,6 +3,7 @@ import { migrations } from './migrations.js';
 import { tracingRoutes } from './routes.js';
 import { usageColumns, spanColumns, usageRow, spanRow, childRows } from './records.js';
 import { tracingRetention } from './retention-kinds.js';
+import { RefusalTally, refusalRoutes } from './refusals.js';
 import type { OtlpExport } from './otlp.js';
 
 declare module '../../kernel/index.js' {
@@ -11,6 +12,8 @@ declare module '../../kernel/index.js' {
     'tracing.flush_failed': { table: string; rows: number; count: number; error_code: string };
     /** Rows refused because `maxBufferedRows` already waited for the database, since the last line. */
     'tracing.rows_dropped': { table: string; count: number };
+    /** `count` 401 / 429 refusals counted (not recorded) since the last line. */
+    'request.refusals_counted': { count: number; sampled_per_minute: number };
   }
 }
 
@@ -32,6 +35,11 @@ export default definePlugin({
     maxBufferedRows: Type.Integer({ minimum: 1, default: 20_000 }),
     /** Repeated write failures and drops are logged at most once per this interval. */
     logIntervalMs: Type.Integer({ minimum: 10, default: 10_000 }),
+    /**
+     * 401 and 429 refusals are counted per minute (table refusal_counts), not recorded; this many
+     * per minute and code still get their full usage record and trace (README "Refusals").
+     */
+    sampledRefusalsPerMinute: Type.Integer({ minimum: 0, default: 5 }),
   }),
   migrations,
   register(ctx) {
@@ -63,9 +71,17 @@ export default definePlugin({
       await commits.idle();
       await usage.flush();
       await spans.flush();
+      await refusals.flush();
     });
-    tracingRoutes(ctx.use(AdminApiToken), store);
+    const admin = ctx.use(AdminApiToken);
+    tracingRoutes(admin, store);
+    refusalRoutes(admin, store);
+    const refusals = new RefusalTally(store, ctx.config.sampledRefusalsPerMinute, flushIntervalMs, logIntervalMs, ctx.log);
+    ctx.container.register('tracing.refusals', { useValue: refusals });
     ctx.hook('settle', (rc) => {
+      // A flood of wrong keys or of a person past their rate limit must not write a row each.
+      const r = refusals.counted(rc);
+      if (r.counted && !r.sample) return;
       const latency = performance.now() - rc.startedAt;
       const row = usageRow(rc, latency);
       // A request that reached the provider may cost money: its record is committed with the
@@ -87,6 +103,7 @@ export default definePlugin({
     }
   },
   async stop(ctx) {
+    await ctx.container.resolve<RefusalTally>('tracing.refusals').stop();
     const [usage, spans] = ctx.container.resolve<BatchWriter[]>('tracing.writers');
     await usage!.flush();
     await spans!.flush();

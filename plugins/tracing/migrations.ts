@@ -39,6 +39,15 @@ const indexes = [
   'create index spans_start on spans (start_us)',
 ];
 
+/** Refusals counted per minute instead of recorded one by one (refusals.ts). */
+const refusalCounts = `create table refusal_counts (
+  minute_start bigint not null,
+  code varchar(64) not null,
+  refusals bigint not null,
+  primary key (minute_start, code)
+)`;
+
 export const migrations: Migration[] = [
   { id: 'tracing-001-usage-and-spans', sqlite: [usage, spans, ...indexes], postgresql: [usage, spans, ...indexes] },
+  { id: 'tracing-002-refusal-counts', sqlite: [refusalCounts], postgresql: [refusalCounts] },
 ];

@@ -203,7 +203,10 @@ const failureText: Record<Failure, string> = {
 
 /** Transport and protocol failures before the first chunk: nothing was sent to the client, so it is retryable. */
 export function unavailable(ctx: ErrorContext, why: Failure, cause?: unknown): GatewayError {
-  return hinted(new GatewayError('upstream_unavailable', `Provider ${ctx.provider} ${failureText[why]}.`, { details: { provider: ctx.provider }, cause }), true);
+  const err = hinted(new GatewayError('upstream_unavailable', `Provider ${ctx.provider} ${failureText[why]}.`, { details: { provider: ctx.provider }, cause }), true);
+  // A deadline spent the client's time: the dispatcher does not spend it again on the same model.
+  if (why === 'timeout' || why === 'idle') (err as GatewayError & UpstreamFailureHints).deadline = true;
+  return err;
 }
 
 /** A stream error after its first chunk: what it is and the usage produced so far, if known. */

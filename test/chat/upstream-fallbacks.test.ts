@@ -54,6 +54,23 @@ test('a route whose model is down for good is answered by its fallback: x-svc-mo
   }
 });
 
+test("a deadline on a route's model moves to its fallback at once: the silent model is not tried again", async () => {
+  for (const stream of [false, true]) {
+    w.mock.reset();
+    w.backup.reset();
+    for (let i = 0; i < 3; i++) w.mock.enqueue(faults.silence());
+    w.backup.enqueue({ chunks: ['From ', 'backup.'], usage: { prompt_tokens: 10, completion_tokens: 4 } });
+    const { data, response } = await w.client.chat.completions.create({ model: 'route/main', messages: hello, stream }).withResponse();
+    let text = '';
+    if (stream) for await (const c of data as AsyncIterable<{ choices: Array<{ delta: { content?: string | null } }> }>) text += c.choices[0]?.delta.content ?? '';
+    else text = (data as { choices: Array<{ message: { content: string | null } }> }).choices[0]!.message.content ?? '';
+    assert.is(text, 'From backup.');
+    assert.is(response.headers.get('x-svc-model'), backupModel);
+    assert.is(w.mock.requests.length, 1, 'one attempt on the silent model, then the fallback');
+    assert.is(await w.mock.requests[0]!.settled, 'aborted');
+  }
+});
+
 test("the primary's own context refusal moves a route on; a fallback's prefill refusal is the exact 400", async () => {
   w.mock.enqueue(faults.contextTooLong());
   const r = await w.client.chat.completions.create({ model: 'route/main', messages: hello }).withResponse();

@@ -95,17 +95,36 @@ test('503 for good: 502 upstream_unavailable after 3 attempts within the deadlin
   assert.is(r.choices[0]!.message.content, 'Hello from the mock.');
 });
 
-test('silence for good: every attempt abandoned at its deadline; the request ends well within them', async () => {
+test('silence for good: a deadline is tried once more on an explicit model (another attempt still fits 60 s), then 502', async () => {
   for (const stream of [false, true]) {
     w.mock.reset();
     for (let i = 0; i < 3; i++) w.mock.enqueue(faults.silence());
     const started = performance.now();
     await expectSdk(w.client.chat.completions.create({ model: modelName, messages: hello, stream }), { status: 502, code: 'upstream_unavailable', svc: local });
     const took = performance.now() - started;
-    // Three attempts of at most totalMs (1.5 s) whole or firstByteMs (0.4 s) streamed, plus backoff.
-    assert.ok(took < (stream ? 3000 : 6000), `stream=${stream}: ${Math.round(took)} ms`);
-    assert.is(w.mock.requests.length, 3);
+    // Two attempts of at most totalMs (1.5 s) whole or firstByteMs (0.4 s) streamed, plus backoff.
+    assert.ok(took < (stream ? 2500 : 4500), `stream=${stream}: ${Math.round(took)} ms`);
+    assert.is(w.mock.requests.length, 2, 'a deadline is retried once at most, never twice');
     for (const r of w.mock.requests) assert.is(await r.settled, 'aborted');
+  }
+});
+
+test("a deadline whose repeat would pass the client's budget is not retried: 502 after one attempt", async () => {
+  const tight = await startFaultWorld({ upstream: { clientBudgetMs: 600 } });
+  try {
+    for (const stream of [false, true]) {
+      tight.mock.reset();
+      for (let i = 0; i < 3; i++) tight.mock.enqueue(faults.silence());
+      await expectSdk(tight.client.chat.completions.create({ model: modelName, messages: hello, stream }), { status: 502, code: 'upstream_unavailable', svc: local });
+      assert.is(tight.mock.requests.length, 1, `stream=${stream}: 400 ms spent, another 400 ms would end past 600 ms`);
+      // A 503 is an answer, not a deadline: it keeps its retries.
+      tight.mock.reset();
+      for (let i = 0; i < 3; i++) tight.mock.enqueue(faults.unavailable());
+      await expectSdk(tight.client.chat.completions.create({ model: modelName, messages: hello, stream }), { status: 502, code: 'upstream_unavailable', svc: local });
+      assert.is(tight.mock.requests.length, 3);
+    }
+  } finally {
+    await tight.stop();
   }
 });
 

@@ -39,7 +39,7 @@ test('the admin API lists every kind with its default period and where traces go
   assert.is(r.status, 200);
   const days = Object.fromEntries(r.body.kinds.map((k: { kind: string; days: unknown }) => [k.kind, k.days]));
   assert.equal(days, {
-    password_resets: 'expired', budget_holds: 30, budget_alerts: 396, spans: 30, usage_records: 396,
+    password_resets: 'expired', budget_holds: 30, budget_alerts: 396, spans: 30, usage_records: 396, refusal_counts: 396,
     conversations: null, conversation_history: 'expired', tool_calls: 90, tool_signins: 'expired', ...(days.recordings !== undefined ? { recordings: 7 } : {}),
   });
   assert.equal(r.body.trace_export, { enabled: true, host: 'collector.example.net:4318' });
@@ -92,6 +92,8 @@ test('a run at the fake clock deletes exactly what is past each period; running 
   const signIn = (id: string, expiresAt: number) => ({ id, workspace_id: 'w', server_id: 's', person_id: 'p', verifier: 'sealed', flow: '{}', browser: null, created_at: ago(1), expires_at: expiresAt });
   await insert(s, 'tool_signins', signIn('ts-expired', T - 1));
   await insert(s, 'tool_signins', signIn('ts-live', T + 60_000));
+  await insert(s, 'refusal_counts', { minute_start: ago(400), code: 'invalid_api_key', refusals: 12 });
+  await insert(s, 'refusal_counts', { minute_start: ago(390), code: 'rate_limited', refusals: 3 });
   // A lifetime cap's running total: enforced from this row, never from usage records.
   await insert(s, 'budget_totals', { total_key: 'ws:w:lifetime:all', total_micro_usd: 987_654, updated_at: ago(500) });
 
@@ -100,10 +102,11 @@ test('a run at the fake clock deletes exactly what is past each period; running 
   assert.is(run!.status, 'done');
   assert.equal(run!.counts, {
     ...run!.counts,
-    spans: 1, usage_records: 1, budget_holds: 3, budget_alerts: 2, password_resets: 1, conversations: 0, conversation_history: 0, tool_calls: 1, tool_signins: 1,
+    spans: 1, usage_records: 1, refusal_counts: 1, budget_holds: 3, budget_alerts: 2, password_resets: 1, conversations: 0, conversation_history: 0, tool_calls: 1, tool_signins: 1,
   });
   assert.equal(await ids(s, 'spans', 'trace_id'), ['new-span']);
   assert.equal(await ids(s, 'usage_records'), ['u-new']);
+  assert.equal(await ids(s, 'refusal_counts', 'code'), ['rate_limited']);
   assert.equal(await ids(s, 'budget_holds'), ['h-settled-new']);
   assert.equal(await ids(s, 'budget_alerts'), ['a-pending-old', 'a-sent-new']);
   assert.equal(await ids(s, 'identity_password_resets'), ['pr-live']);
