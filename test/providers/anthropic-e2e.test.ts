@@ -76,6 +76,20 @@ test('a full tool round trip: tool_use → tool_calls with its id, the result go
   assert.is(s.finish, 'tool_calls');
 });
 
+test('a tool call with no arguments: `{}` whole and streamed (Anthropic streams one empty input_json_delta)', async () => {
+  const now: OpenAI.Chat.ChatCompletionTool[] = [{ type: 'function', function: { name: 'now', description: 'The time', parameters: { type: 'object', properties: {} } } }];
+  mock.enqueue({ tools: [{ id: 'toolu_03Now', name: 'now', input: {} }] });
+  const whole = await n.client.chat.completions.create({ model, messages: hello, tools: now });
+  const call = whole.choices[0]!.message.tool_calls![0]!;
+  assert.is(call.type === 'function' && call.function.arguments, '{}');
+  mock.enqueue({ tools: [{ id: 'toolu_04Now', name: 'now', input: {} }, { id: 'toolu_05W', name: 'weather', input: { city: 'Oslo' } }] });
+  const s = await readStream(await n.client.chat.completions.create({ model, messages: hello, tools: [...now, ...tools], stream: true }));
+  assert.is(s.error, undefined);
+  assert.equal(s.calls, [{ id: 'toolu_04Now', name: 'now', arguments: '{}' }, { id: 'toolu_05W', name: 'weather', arguments: '{"city":"Oslo"}' }]);
+  assert.equal(s.calls.map((c) => JSON.parse(c.arguments) as unknown), [{}, { city: 'Oslo' }]);
+  assert.is(s.finish, 'tool_calls');
+});
+
 test('an image and a PDF reach Anthropic as native base64 image and document blocks, a text file as its text', async () => {
   const notes = { type: 'file' as const, file: { filename: 'notes.txt', file_data: `data:text/plain;base64,${Buffer.from('Meeting at noon.').toString('base64')}` } };
   await n.client.chat.completions.create({
