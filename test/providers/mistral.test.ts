@@ -5,7 +5,8 @@ import mistral from '../../providers/mistral/index.js';
 import { mistralError } from '../../providers/mistral/errors.js';
 import { mistralToolCallId, toMistralRequest } from '../../providers/mistral/transform.js';
 import { shape } from '../support/harness.js';
-import { usageOnFinishStream, vendorErrorFixture, vendorFailure, vendorStream } from '../support/mock-vendors.js';
+import { usageOnFinishStream, vendorErrorFixture, vendorFailure, vendorReply, vendorStream } from '../support/mock-vendors.js';
+import { assertSchema } from '../support/openapi.js';
 import { drain, testCall, testModel } from './contract.js';
 import { collect, pixel, refused, vendorAdapterSuite, vendorE2E, weatherTool } from './vendor-suite.js';
 
@@ -73,6 +74,20 @@ e2e('stream: the recorded text stream through svc, with the usage chunk the clie
   assert.is(text, 'Hello, world! This is a test response.');
   assert.equal(chunks.at(-1)?.usage, { prompt_tokens: 13, completion_tokens: 8, total_tokens: 21 });
   assert.is(world().mock.requests.at(-1)!.body.stream_options, undefined);
+});
+
+e2e('a reasoning reply (content as thinking and text chunks) keeps its text, whole and streamed; the thinking is not content', async () => {
+  world().mock.enqueue(vendorReply('mistral', 'mistral-reasoning.json'));
+  const reply = await world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'What is 2+2?' }], max_tokens: 100 });
+  assertSchema('CreateChatCompletionResponse', reply);
+  assert.is(reply.choices[0]?.message.content, '2 + 2 = 4');
+  assert.equal(reply.usage, { prompt_tokens: 10, completion_tokens: 46, total_tokens: 56 });
+  world().mock.enqueue(vendorStream('mistral', 'mistral-reasoning.chunks.txt'));
+  const stream = await world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'What is 2+2?' }], stream: true, max_tokens: 100 });
+  const { chunks, text, error } = await collect(stream);
+  assert.is(error, undefined);
+  assert.is(text, '2 + 2 = 4');
+  assert.is(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0]?.finish_reason, 'stop');
 });
 
 e2e('whole reply with tools and an image; the tool history sent back uses 9-character ids', async () => {
