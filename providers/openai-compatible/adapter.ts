@@ -3,6 +3,7 @@ import { isGatewayError, malformedInARow, readUpstreamText, type ChatCompletion,
 import type { ProviderCheckStatus, ProviderSettings, UpstreamCall, Usage } from '../../kernel/index.js';
 import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } from './transform.js';
 import { SseDecoder } from './sse.js';
+import { UsageTail } from './usage-tail.js';
 import type { VendorQuirks } from './quirks.js';
 import { fromVendorError, interrupted, parseVendorError, transportFailure, unavailable, type ErrorContext, type Failure } from './errors.js';
 import { callDeadlines, Deadline, type CallDeadlines } from './deadline.js';
@@ -171,6 +172,11 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     let finished = false;
     let badRun = 0;
     let usage: Usage | undefined;
+    const tail = new UsageTail();
+    const owed = function* (): Generator<ChatCompletionChunk> {
+      const last = tail.end();
+      if (last) yield last;
+    };
     const broke = (why: Failure) => (started ? interrupted(ctx, why, usage) : unavailable(ctx, why));
     const handle = (item: StreamItem): ChatCompletionChunk | undefined => {
       if (item.kind === 'done') done = true;
@@ -199,18 +205,23 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       for await (const item of events()) {
         if (done) continue; // drain to EOF after [DONE] so the keep-alive connection is reused
         const chunk = handle(item);
+        if (done) yield* owed();
         if (!chunk) continue;
         if (chunk.usage) usage = chunk.usage;
         if (chunk.choices.some((c) => c.finish_reason !== null)) finished = true;
         started = true;
         deadline.arm(limits.idleMs, 'idle');
-        yield chunk;
+        yield tail.pass(chunk);
       }
       if (!done && !finished) throw broke('eof');
       done = true;
+      yield* owed();
     } catch (err) {
       // After [DONE], or after a finish reason, whatever fails to arrive (usage, the end marker) is not part of the reply.
-      if (done || (finished && !call.signal.aborted)) return;
+      if (done || (finished && !call.signal.aborted)) {
+        yield* owed();
+        return;
+      }
       throw isGatewayError(err) ? err : this.failure(err, call, deadline, ctx, started, usage);
     } finally {
       if (done) deadline.clear();

@@ -8,7 +8,7 @@ import { shape } from '../support/harness.js';
 import { usageOnFinishStream, vendorErrorFixture, vendorFailure, vendorReply, vendorStream } from '../support/mock-vendors.js';
 import { assertSchema } from '../support/openapi.js';
 import { drain, testCall, testModel } from './contract.js';
-import { collect, pixel, refused, vendorAdapterSuite, vendorE2E, weatherTool } from './vendor-suite.js';
+import { assertUsageChunk, collect, pixel, refused, vendorAdapterSuite, vendorE2E, weatherTool } from './vendor-suite.js';
 
 const unit = suite(`mistral vendor adapter (${shape})`);
 const h = vendorAdapterSuite(unit, { factory: mistral, authError: 'mistral-unauthorized', contextError: { vendor: 'deepseek', name: 'deepseek-context-length' }, stream: usageOnFinishStream });
@@ -66,13 +66,13 @@ unit.run();
 const { test: e2e, w: world } = vendorE2E('mistral', `mistral built-in end to end (${shape})`);
 const model = 'mistral:mistral-large-2512';
 
-e2e('stream: the recorded text stream through svc, with the usage chunk the client asked for', async () => {
+e2e('stream: the recorded text stream through svc; the usage Mistral puts on its finish chunk comes as the separate usage chunk the client asked for', async () => {
   world().mock.enqueue(vendorStream('mistral', 'mistral-text.chunks.txt'));
   const stream = await world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true }, max_tokens: 50 });
   const { chunks, text, error } = await collect(stream);
   assert.is(error, undefined);
   assert.is(text, 'Hello, world! This is a test response.');
-  assert.equal(chunks.at(-1)?.usage, { prompt_tokens: 13, completion_tokens: 8, total_tokens: 21 });
+  assertUsageChunk(chunks, { prompt_tokens: 13, completion_tokens: 8, total_tokens: 21 });
   assert.is(world().mock.requests.at(-1)!.body.stream_options, undefined);
 });
 

@@ -119,6 +119,20 @@ export async function collect(stream: AsyncIterable<unknown>): Promise<{ chunks:
   return { chunks, text: chunks.map((c) => c.choices[0]?.delta.content ?? '').join('') };
 }
 
+/**
+ * The usage of a stream as the OpenAI format sends it with `include_usage` (SPEC.md "usage
+ * chunk"): exactly one chunk carries usage, it is the last one and has `choices: []`; no chunk
+ * with choices carries any, so a client that sums usage over chunks counts it once.
+ */
+export function assertUsageChunk(chunks: ChatCompletionChunk[], usage: ChatCompletionChunk['usage']): void {
+  const withUsage = chunks.filter((c) => c.usage);
+  assert.is(withUsage.length, 1, `one chunk with usage, not ${withUsage.length}`);
+  assert.is(withUsage[0], chunks.at(-1), 'the usage chunk is the last one');
+  assert.equal(withUsage[0]!.choices, []);
+  assert.equal(withUsage[0]!.usage, usage);
+  assert.ok(chunks.some((c) => c.choices[0]?.finish_reason), 'a finish chunk before it');
+}
+
 /** Asserts the SDK rejected with this HTTP status and `error.code`. */
 export async function refused(p: Promise<unknown>, status: number, code: string): Promise<InstanceType<typeof OpenAI.APIError>> {
   try {
