@@ -150,12 +150,8 @@ export function fromVendorError(status: number, headers: Headers, body: unknown,
       return new GatewayError('provider_auth_failed', `Provider ${p} refused the service's key; an instance admin must fix it.`, { details: { provider: p } });
     case 'billing':
       return new GatewayError('provider_billing', `Provider ${p} refused the request because of its account's billing.`, { details: { provider: p } });
-    case 'model': {
-      const model = ctx.upstreamModel ?? '';
-      return new GatewayError('provider_model_not_found', `Provider ${p} does not know the model "${model}"; an instance admin must correct the model id.`, {
-        details: { provider: p, model },
-      });
-    }
+    case 'model':
+      return modelNotFound(ctx);
     case 'rate': {
       const retry = retryAfterSeconds(headers, e.message);
       const waitMs = retryAfterMs(headers) ?? retry * 1000;
@@ -169,6 +165,14 @@ export function fromVendorError(status: number, headers: Headers, body: unknown,
       // 408, 409 and 5xx are worth another attempt; a 404 on the endpoint is not (the address is wrong).
       return hinted(new GatewayError('upstream_unavailable', `Provider ${p} is unavailable (HTTP ${status}).`, { details: { provider: p } }), status !== 404);
   }
+}
+
+/** A model id the provider does not know: 502 provider_model_not_found naming the provider and the id sent (SPEC.md). */
+export function modelNotFound(ctx: ErrorContext): GatewayError {
+  const model = ctx.upstreamModel ?? '';
+  return new GatewayError('provider_model_not_found', `Provider ${ctx.provider} does not know the model "${model}"; an instance admin must correct the model id.`, {
+    details: { provider: ctx.provider, model },
+  });
 }
 
 /** The vendor's requested wait in ms, from `retry-after-ms` or a numeric `Retry-After`; undefined when it named none. */

@@ -85,6 +85,15 @@ e2e('errors: 402 → 502 provider_billing; overflow → 400 context_length_excee
   await refused(ask(), 400, 'context_length_exceeded');
 });
 
+e2e('a model id DeepSeek does not know (400 "Model Not Exist") → 502 provider_model_not_found naming the provider and the id, whole and streamed', async () => {
+  for (const stream of [false, true]) {
+    world().mock.enqueue(vendorFailure('deepseek', 'deepseek-model-not-exist'));
+    const e = await refused(world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, stream }), 502, 'provider_model_not_found');
+    assert.equal((e.error as { svc?: unknown }).svc, { provider: 'deepseek', model: 'deepseek-chat' });
+    assert.match(e.message, 'deepseek-chat');
+  }
+});
+
 e2e('a stream cut mid-way ends with an error event', async () => {
   world().mock.enqueue(vendorStream('deepseek', 'deepseek-reasoning.chunks.txt', { cutAfter: 5 }));
   const stream = await world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 50 });

@@ -122,6 +122,15 @@ e2e('errors: 422 extra_forbidden → 400 provider_rejected_request; 401 → 502 
   await refused(ask(), 502, 'provider_auth_failed');
 });
 
+e2e('a model id Mistral does not know (400 invalid_model) → 502 provider_model_not_found naming the provider and the id, whole and streamed', async () => {
+  for (const stream of [false, true]) {
+    world().mock.enqueue(vendorFailure('mistral', 'mistral-invalid-model'));
+    const e = await refused(world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, stream }), 502, 'provider_model_not_found');
+    assert.equal((e.error as { svc?: unknown }).svc, { provider: 'mistral', model: 'mistral-large-2512' });
+    assert.match(e.message, 'mistral-large-2512');
+  }
+});
+
 e2e('a stream cut mid-way ends with an error event after the chunks that arrived', async () => {
   world().mock.enqueue(vendorStream('mistral', 'mistral-text.chunks.txt', { cutAfter: 3 }));
   const stream = await world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 50 });

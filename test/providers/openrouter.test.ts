@@ -123,6 +123,15 @@ e2e('errors: 402 → 502 provider_billing; 401 → 502 provider_auth_failed; a m
   assert.match(String((error as Error | undefined)?.message), /broke off/);
 });
 
+e2e('a model id OpenRouter does not know (400 "… is not a valid model ID") → 502 provider_model_not_found naming the provider and the id, whole and streamed', async () => {
+  for (const stream of [false, true]) {
+    world().mock.enqueue(vendorFailure('openrouter', 'openrouter-invalid-model'));
+    const e = await refused(world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, stream }), 502, 'provider_model_not_found');
+    assert.equal((e.error as { svc?: unknown }).svc, { provider: 'openrouter', model: 'anthropic/claude-3.5-sonnet' });
+    assert.match(e.message, 'anthropic/claude-3.5-sonnet');
+  }
+});
+
 e2e('a stream cut mid-way ends with an error event', async () => {
   world().mock.enqueue(vendorStream('openrouter', 'openrouter-text.chunks.txt', { cutAfter: 3 }));
   const stream = await world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 50 });
