@@ -90,10 +90,10 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   /** A thrown non-GatewayError as what it means: the client's own abort, or a provider failure. */
-  private failure(err: unknown, call: UpstreamCall, deadline: Deadline, ctx: ErrorContext, started: boolean, usage?: Usage): unknown {
+  private failure(err: unknown, call: UpstreamCall, deadline: Deadline, ctx: ErrorContext, started: boolean, usage?: Usage, promptOnly = false): unknown {
     if (call.signal.aborted) return call.signal.reason ?? err;
     const why: Failure = deadline.fired ?? (this.pool ? transportFailure(err) : 'connect');
-    return started ? interrupted(ctx, why, usage) : unavailable(ctx, why);
+    return started ? interrupted(ctx, why, usage, promptOnly) : unavailable(ctx, why);
   }
 
   async complete(call: UpstreamCall): Promise<ChatCompletion> {
@@ -172,19 +172,21 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     let finished = false;
     let badRun = 0;
     let usage: Usage | undefined;
+    // Output after the vendor's last usage report is not in its counts: only the prompt count holds then.
+    let promptOnly = false;
     const tail = new UsageTail();
     const owed = function* (): Generator<ChatCompletionChunk> {
       const last = tail.end();
       if (last) yield last;
     };
-    const broke = (why: Failure) => (started ? interrupted(ctx, why, usage) : unavailable(ctx, why));
+    const broke = (why: Failure) => (started ? interrupted(ctx, why, usage, promptOnly) : unavailable(ctx, why));
     const handle = (item: StreamItem): ChatCompletionChunk | undefined => {
       if (item.kind === 'done') done = true;
       else if (item.kind === 'malformed') {
         call.onMalformed?.();
         if (++badRun >= malformedInARow) throw broke('malformed');
       } else if (item.kind === 'error') {
-        throw started ? interrupted(ctx, 'error_event', usage) : this.vendorError(parseVendorError(item.body).status ?? 502, {}, item.body, ctx);
+        throw started ? interrupted(ctx, 'error_event', usage, promptOnly) : this.vendorError(parseVendorError(item.body).status ?? 502, {}, item.body, ctx);
       } else {
         badRun = 0;
         return item.chunk;
@@ -207,7 +209,8 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
         const chunk = handle(item);
         if (done) yield* owed();
         if (!chunk) continue;
-        if (chunk.usage) usage = chunk.usage;
+        if (chunk.usage) [usage, promptOnly] = [chunk.usage, false];
+        else if (usage && chunk.choices.length > 0) promptOnly = true;
         if (chunk.choices.some((c) => c.finish_reason !== null)) finished = true;
         started = true;
         deadline.arm(limits.idleMs, 'idle');
@@ -222,7 +225,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
         yield* owed();
         return;
       }
-      throw isGatewayError(err) ? err : this.failure(err, call, deadline, ctx, started, usage);
+      throw isGatewayError(err) ? err : this.failure(err, call, deadline, ctx, started, usage, promptOnly);
     } finally {
       if (done) deadline.clear();
       else deadline.abort(); // consumer stopped early, the stream failed or ended quietly: free the upstream request

@@ -1,4 +1,4 @@
-import { GatewayError, type UpstreamFailure, type UpstreamFailureHints, type Usage } from '../../kernel/index.js';
+import { GatewayError, streamInterrupted, type UpstreamFailure, type UpstreamFailureHints, type Usage } from '../../kernel/index.js';
 
 /**
  * Vendor error status + body → GatewayError with the spec's codes. The rules come from real
@@ -210,22 +210,15 @@ export function unavailable(ctx: ErrorContext, why: Failure, cause?: unknown): G
   return hinted(new GatewayError('upstream_unavailable', `Provider ${ctx.provider} ${failureText[why]}.`, { details: { provider: ctx.provider }, cause }), true);
 }
 
-/** A stream error after its first chunk: what it is and the usage produced so far, if known. */
-export type StreamInterrupted = GatewayError & { usage?: Usage; reason: Failure };
+/** A stream error after its first chunk: what it is and the usage reported so far, if any (kernel UpstreamInterrupted). */
+export type StreamInterrupted = GatewayError & { usage?: Usage; promptOnly?: boolean; reason: Failure };
 
 /**
- * A reply that broke off after its first chunk. `usage` (when the provider had already sent it)
- * rides on the error object, not in `svc`: counting what was produced is the dispatcher's job.
+ * A reply that broke off after its first chunk: the kernel's `streamInterrupted`. `usage` (what the
+ * provider had reported) and `promptOnly` (output came after that report) ride on the error
+ * object, not in `svc`: charging what was produced is the dispatcher's job.
  */
-export function interrupted(ctx: ErrorContext, why: Failure, usage?: Usage, cause?: unknown): StreamInterrupted {
-  const err = new GatewayError('stream_interrupted', `The reply from provider ${ctx.provider} broke off: it ${failureText[why]}.`, {
-    details: { provider: ctx.provider },
-    cause,
-  }) as StreamInterrupted;
-  err.reason = why;
-  if (usage) err.usage = usage;
-  return err;
-}
+export const interrupted: (ctx: ErrorContext, why: Failure, usage?: Usage, promptOnly?: boolean) => StreamInterrupted = streamInterrupted;
 
 /** Sorts a thrown transport error (undici / Node socket codes) into a Failure: the kernel's rule. */
 export { transportFailureOf as transportFailure } from '../../kernel/index.js';

@@ -4,7 +4,8 @@ import type OpenAI from 'openai';
 import { MockAnthropic, anthropicError } from '../support/mock-anthropic.js';
 import { assertSchema } from '../support/openapi.js';
 import { shape } from '../support/harness.js';
-import { expectSdk } from '../chat/support.js';
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
+import { expectSdk, waitUsageRecord } from '../chat/support.js';
 import { nativeWorld, pdfUrl, pngUrl, readStream, type NativeWorld } from './native-e2e.js';
 
 const test = suite(`anthropic end to end through svc (${shape})`);
@@ -135,6 +136,17 @@ test('a stream cut after its first chunks ends with a stream_interrupted event; 
   const overloaded = await readStream(await n.client.chat.completions.create({ model, messages: hello, stream: true }));
   assert.is(overloaded.text, 'Hi');
   assert.is(overloaded.error?.code, 'stream_interrupted');
+});
+
+test('a stream that breaks off is charged on the input Anthropic reported in message_start (cache included), its output by the tokenizer', async () => {
+  mock.enqueue({ text: ['alpha ', 'beta ', 'gamma'], usage: { input: 1234, output: 40, cacheRead: 300, cacheCreation: 6 }, breakAfter: 2 });
+  const { data, response } = await n.client.chat.completions.create({ model, messages: hello, stream: true }).withResponse();
+  const cut = await readStream(data);
+  assert.is(cut.error?.code, 'stream_interrupted');
+  const row = await waitUsageRecord(n.w, response.headers.get('x-svc-request-id')!);
+  assert.is(Number(row.prompt_tokens), 1234 + 300 + 6);
+  assert.is(Number(row.completion_tokens), countTokens('alpha beta '));
+  assert.is(row.error_code, 'stream_interrupted');
 });
 
 test.run();

@@ -4,7 +4,7 @@ import type OpenAI from 'openai';
 import { MockGemini, geminiError, geminiFixture } from '../support/mock-gemini.js';
 import { assertSchema } from '../support/openapi.js';
 import { shape } from '../support/harness.js';
-import { expectSdk } from '../chat/support.js';
+import { expectSdk, waitUsageRecord } from '../chat/support.js';
 import { nativeWorld, pdfUrl, pngUrl, readStream, type NativeWorld } from './native-e2e.js';
 
 const test = suite(`google end to end through svc (${shape})`);
@@ -148,6 +148,17 @@ test('a stream cut before its finishReason ends with a stream_interrupted event'
   assert.is(cut.text, 'alpha beta ');
   assert.is(cut.error?.code, 'stream_interrupted');
   assert.equal((cut.error?.error as { svc?: unknown }).svc, { provider: 'google' });
+});
+
+test('a stream that breaks off is charged on the usage Gemini reported with its last event (running counts, thinking included)', async () => {
+  // Three text events carry candidatesTokenCount 10, 20, 30 (cumulative); the cut comes after the second.
+  mock.enqueue({ text: ['alpha ', 'beta ', 'gamma'], usage: { prompt: 777, candidates: 30, thoughts: 12 }, breakAfter: 2 });
+  const { data, response } = await n.client.chat.completions.create({ model, messages: hello, stream: true }).withResponse();
+  const cut = await readStream(data);
+  assert.is(cut.error?.code, 'stream_interrupted');
+  const row = await waitUsageRecord(n.w, response.headers.get('x-svc-request-id')!);
+  assert.is(Number(row.prompt_tokens), 777);
+  assert.is(Number(row.completion_tokens), 20 + 12);
 });
 
 test.run();
