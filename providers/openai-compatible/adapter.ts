@@ -1,5 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
-import { isGatewayError, malformedInARow, readUpstreamText, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter } from '../../kernel/index.js';
+import { closeUpstream, isGatewayError, malformedInARow, readUpstreamText, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter } from '../../kernel/index.js';
 import type { ProviderCheckStatus, ProviderSettings, UpstreamCall, Usage } from '../../kernel/index.js';
 import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } from './transform.js';
 import { SseDecoder } from './sse.js';
@@ -257,16 +257,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
   /** Lets in-flight calls finish for a few seconds, then drops the pool's connections. */
   close(graceMs = 5000): Promise<void> {
-    const pool = this.pool;
-    if (!pool) return Promise.resolve();
-    this.closing ??= (async () => {
-      let timer: NodeJS.Timeout | undefined;
-      const forced = new Promise<void>((done) => {
-        timer = setTimeout(() => void pool.destroy().catch(() => undefined).then(done), graceMs);
-      });
-      await Promise.race([pool.close().catch(() => undefined), forced]);
-      clearTimeout(timer);
-    })();
+    this.closing ??= closeUpstream(this.pool, graceMs);
     return this.closing;
   }
 }
