@@ -78,22 +78,27 @@ export function rateLimited(ctx: UpstreamErrorContext, seconds: number): Gateway
   return withHints(err, true, seconds * 1000);
 }
 
-/** A stream error after its first chunk, with the usage the vendor had reported so far. */
-export type UpstreamInterrupted = GatewayError & { usage?: Usage; reason: UpstreamFailure };
+/**
+ * A stream error after its first chunk, with the usage the vendor had reported so far. `promptOnly`:
+ * output arrived after the vendor's last report (Anthropic reports input in message_start and
+ * output only at the end), so only `usage.prompt_tokens` is the vendor's count for this reply.
+ */
+export type UpstreamInterrupted = GatewayError & { usage?: Usage; promptOnly?: boolean; reason: UpstreamFailure };
 
 /**
- * A reply that broke off after its first chunk (502 stream_interrupted). `usage` rides on the
- * error object, not in `svc`: charging what was produced is the dispatcher's job.
+ * A reply that broke off after its first chunk (502 stream_interrupted). `usage` (and `promptOnly`)
+ * ride on the error object, not in `svc`: charging what was produced is the dispatcher's job.
  *
  * @example
- * throw streamInterrupted(ctx, 'eof', usage);
+ * throw streamInterrupted(ctx, 'eof', usage, true);
  */
-export function streamInterrupted(ctx: UpstreamErrorContext, why: UpstreamFailure, usage?: Usage): UpstreamInterrupted {
+export function streamInterrupted(ctx: UpstreamErrorContext, why: UpstreamFailure, usage?: Usage, promptOnly = false): UpstreamInterrupted {
   const err = new GatewayError('stream_interrupted', `The reply from provider ${ctx.provider} broke off: it ${failureText[why]}.`, {
     details: { provider: ctx.provider },
   }) as UpstreamInterrupted;
   err.reason = why;
   if (usage) err.usage = usage;
+  if (usage && promptOnly) err.promptOnly = true;
   return err;
 }
 

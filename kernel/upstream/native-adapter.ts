@@ -25,7 +25,7 @@ export interface StreamStep {
   error?: { status: number; body: unknown };
   /** The event could not be read. */
   malformed?: boolean;
-  /** Usage known so far (kept for an interruption's error). */
+  /** Usage the vendor reported with this event (kept for an interruption's error); absent when it reported none. */
   usage?: Usage;
 }
 
@@ -52,6 +52,12 @@ export interface NativeWire {
   /** A whole reply; a GatewayError when the body is an error in a 200; undefined when unreadable. */
   reply(json: unknown, ctx: UpstreamErrorContext): ChatCompletion | undefined;
   translator(): StreamTranslator;
+}
+
+/** The vendor's last usage report in a stream, and whether output arrived after it (then only its prompt count holds). */
+interface ReportedUsage {
+  usage: Usage;
+  promptOnly: boolean;
 }
 
 /** Settings plus the pool size the providers plugin passes along. */
@@ -117,11 +123,11 @@ export class NativeAdapter implements ProviderAdapter {
   }
 
   /** A thrown non-GatewayError as what it means: the client's own abort, or a provider failure. */
-  private failure(err: unknown, call: UpstreamCall, deadline: CallDeadline, ctx: UpstreamErrorContext, started: boolean, usage?: Usage): unknown {
+  private failure(err: unknown, call: UpstreamCall, deadline: CallDeadline, ctx: UpstreamErrorContext, started: boolean, usage?: ReportedUsage): unknown {
     if (isGatewayError(err)) return err;
     if (call.signal.aborted) return call.signal.reason ?? err;
     const why: UpstreamFailure = deadline.fired ?? (this.endpoint.pool ? transportFailureOf(err) : 'connect');
-    return started ? streamInterrupted(ctx, why, usage) : upstreamUnavailable(ctx, why);
+    return started ? streamInterrupted(ctx, why, usage?.usage, usage?.promptOnly) : upstreamUnavailable(ctx, why);
   }
 
   async complete(call: UpstreamCall): Promise<ChatCompletion> {
@@ -174,18 +180,20 @@ export class NativeAdapter implements ProviderAdapter {
     const { idleMs } = deadlinesOf(this.settings, call);
     let started = false;
     let complete = false;
-    let usage: Usage | undefined;
+    // The vendor's last usage report; chunks after it that it did not count leave only its prompt count.
+    let usage: ReportedUsage | undefined;
     let badRun = 0;
     try {
       for await (const ev of serverSentEvents(body as AsyncIterable<Buffer>)) {
         if (complete) continue; // drain to EOF so the keep-alive connection is reused
         if (started) deadline.arm(idleMs, 'idle');
         const step = translator.push(ev.event, ev.data);
-        if (step.usage) usage = step.usage;
+        if (step.usage) usage = { usage: step.usage, promptOnly: false };
+        else if (usage && step.chunks.length > 0) usage.promptOnly = true;
         badRun = step.malformed ? badRun + 1 : 0;
         if (step.malformed) call.onMalformed?.();
-        if (badRun >= malformedInARow) throw started ? streamInterrupted(ctx, 'malformed', usage) : upstreamUnavailable(ctx, 'malformed');
-        if (step.error) throw started ? streamInterrupted(ctx, 'error_event', usage) : this.wire.error(step.error.status, {}, step.error.body, ctx);
+        if (badRun >= malformedInARow) throw started ? streamInterrupted(ctx, 'malformed', usage?.usage, usage?.promptOnly) : upstreamUnavailable(ctx, 'malformed');
+        if (step.error) throw started ? streamInterrupted(ctx, 'error_event', usage?.usage, usage?.promptOnly) : this.wire.error(step.error.status, {}, step.error.body, ctx);
         for (const chunk of step.chunks) {
           if (!started) deadline.arm(idleMs, 'idle');
           started = true;
@@ -193,7 +201,7 @@ export class NativeAdapter implements ProviderAdapter {
         }
         complete = !!(step.finished || step.ended);
       }
-      if (!complete) throw started ? streamInterrupted(ctx, 'eof', usage) : upstreamUnavailable(ctx, 'eof');
+      if (!complete) throw started ? streamInterrupted(ctx, 'eof', usage?.usage, usage?.promptOnly) : upstreamUnavailable(ctx, 'eof');
     } catch (err) {
       if (complete) return; // the tail after the finish failed to arrive: the reply is whole
       throw this.failure(err, call, deadline, ctx, started, usage);

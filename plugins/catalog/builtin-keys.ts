@@ -1,7 +1,6 @@
 import { GatewayError, Type, type AdminApi } from '../../kernel/index.js';
 import { instanceScope } from './builtin-repo.js';
 import type { CatalogCore } from './core.js';
-import type { ProviderRow } from './repo.js';
 import { keyContext } from './snapshot.js';
 import { CheckStatus } from './views.js';
 
@@ -16,7 +15,7 @@ function notBuiltIn(name: string): GatewayError {
  * Saves a built-in provider's key (instance-wide, or one workspace's own), then checks it with the
  * free check and stores the result. The key is encrypted before anything is written.
  */
-async function saveKey(core: CatalogCore, provider: string, workspaceId: string, apiKey: string): Promise<void> {
+export async function saveKey(core: CatalogCore, provider: string, workspaceId: string, apiKey: string): Promise<void> {
   const row = core.snapshot.row(provider)!;
   const apiKeyEnc = core.credentials.encrypt(apiKey, keyContext(provider, workspaceId));
   await core.builtInRepo.saveKey(provider, workspaceId, apiKeyEnc, new Date());
@@ -26,19 +25,6 @@ async function saveKey(core: CatalogCore, provider: string, workspaceId: string,
   } finally {
     await core.changed();
   }
-}
-
-/**
- * PATCH /providers/:name on a built-in provider: only its instance-wide key can change (its
- * address comes from the service, or `builtInAddresses` in config); an empty key keeps the saved one.
- */
-export async function setBuiltInKey(core: CatalogCore, row: ProviderRow, body: { address?: string; api_key?: string }): Promise<ProviderRow> {
-  if (body.address !== undefined && body.address.replace(/\/+$/, '') !== row.address) {
-    throw new GatewayError('invalid_request', `address: the address of built-in provider ${row.name} is set by the service (config plugins.catalog.config.builtInAddresses), not here.`, { param: 'address' });
-  }
-  const apiKey = body.api_key?.trim();
-  if (apiKey) await saveKey(core, row.name, instanceScope, apiKey);
-  return core.snapshot.row(row.name)!;
 }
 
 const WorkspaceKeyView = Type.Object({

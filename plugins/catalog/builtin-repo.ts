@@ -52,7 +52,14 @@ function toOverride(r: Raw): OverrideRow {
   };
 }
 
-/** SQL for built-in providers' keys and model overrides (tables of migration catalog-002). */
+/** An instance admin's address for a built-in provider (table of migration catalog-006). */
+export interface AddressRow {
+  provider: string;
+  address: string;
+  updatedAt: Date;
+}
+
+/** SQL for built-in providers' keys and model overrides (migration catalog-002) and admin-set addresses (catalog-006). */
 export class BuiltInRepo {
   constructor(private readonly store: Store) {}
 
@@ -92,6 +99,27 @@ export class BuiltInRepo {
     const before = await this.store.execute('select provider from catalog_builtin_keys where provider = ? and workspace_id = ? and api_key_enc = ?', [provider, workspaceId, from]);
     if (!before.length) return false;
     await this.store.execute('update catalog_builtin_keys set api_key_enc = ? where provider = ? and workspace_id = ? and api_key_enc = ?', [to, provider, workspaceId, from]);
+    return true;
+  }
+
+  async addresses(): Promise<AddressRow[]> {
+    const rows = await this.store.execute('select * from catalog_builtin_addresses order by provider');
+    return rows.map((r) => ({ provider: String(r.provider), address: String(r.address), updatedAt: date(r.updated_at) }));
+  }
+
+  async saveAddress(provider: string, address: string, now: Date): Promise<void> {
+    await this.store.execute(
+      `insert into catalog_builtin_addresses (provider, address, updated_at) values (?, ?, ?)
+       on conflict (provider) do update set address = excluded.address, updated_at = excluded.updated_at`,
+      [provider, address, now.toISOString()],
+    );
+  }
+
+  /** False when no address was set. */
+  async deleteAddress(provider: string): Promise<boolean> {
+    const [row] = await this.store.execute('select provider from catalog_builtin_addresses where provider = ?', [provider]);
+    if (!row) return false;
+    await this.store.execute('delete from catalog_builtin_addresses where provider = ?', [provider]);
     return true;
   }
 

@@ -18,6 +18,8 @@ declare module '../../kernel/index.js' {
     'catalog.credentials_rotated': { rotated: number; current: number; unreadable: number; version: string };
     /** A built-in provider's key was set or removed; `workspace_id` is null for the instance-wide key. Never the key. */
     'catalog.builtin_key_changed': { provider: string; workspace_id: string | null; action: 'set' | 'removed' };
+    /** An instance admin set or cleared a built-in provider's address. Never the address (it may name an internal proxy). */
+    'catalog.builtin_address_changed': { provider: string; action: 'set' | 'cleared' };
   }
 }
 

@@ -66,6 +66,14 @@ const feedList = `create table catalog_feed_list (
 
 const addOutputLimit = 'alter table catalog_model_overrides add column output_limit integer';
 
+// An instance admin's address for a built-in provider (a regional endpoint, an egress proxy) over
+// its own or the config's; no row means the built-in's default (issue 27).
+const builtinAddresses = `create table catalog_builtin_addresses (
+  provider varchar(63) primary key,
+  address varchar(2000) not null,
+  updated_at varchar(40) not null
+)`;
+
 /** The catalog's tables. */
 export const migrations: Migration[] = [
   { id: 'catalog-001-providers-models', sqlite: [providers, models, index], postgresql: [providers, models, index] },
@@ -75,4 +83,5 @@ export const migrations: Migration[] = [
   { id: 'catalog-004-feed-list', sqlite: [feedList], postgresql: [feedList] },
   // An admin's lower output limit for a built-in model (null keeps the catalogue's): smaller holds.
   { id: 'catalog-005-override-output-limit', sqlite: [addOutputLimit], postgresql: [addOutputLimit] },
+  { id: 'catalog-006-builtin-addresses', sqlite: [builtinAddresses], postgresql: [builtinAddresses] },
 ];

@@ -3,7 +3,7 @@ import type { CatalogCore } from './core.js';
 import { checkProviderName, normalizeAddress } from './names.js';
 import { keyContext } from './snapshot.js';
 import type { ProviderRow } from './repo.js';
-import { setBuiltInKey } from './builtin-keys.js';
+import { changeBuiltIn } from './builtin-address.js';
 import { providerView, ProviderView } from './views.js';
 
 /** Every admin-added provider speaks the Chat Completions format through this adapter. */
@@ -35,7 +35,7 @@ export function providerRoutes(admin: AdminApi, core: CatalogCore): void {
     if (!row) throw notFound(name);
     return row;
   };
-  const view = (row: ProviderRow) => providerView(row, builtIns.has(row.name));
+  const view = (row: ProviderRow) => providerView(row, builtIns.providers.get(row.name)?.address);
 
   admin.route({
     method: 'GET', path: '/providers', summary: 'List providers: the built-in ones (built_in: true) and the added ones', tag, access,
@@ -75,15 +75,16 @@ export function providerRoutes(admin: AdminApi, core: CatalogCore): void {
   });
 
   admin.route({
-    method: 'PATCH', path: '/providers/:name', summary: 'Change address, key or both (an empty key keeps the saved one); saves and checks', tag, access,
-    body: Type.Object({ name: Type.Optional(Type.String()), address: Type.Optional(Address), api_key: Type.Optional(ApiKey) }),
+    method: 'PATCH', path: '/providers/:name', summary: "Change address, key or both (an empty key keeps the saved one; a built-in's address null clears it); saves and checks", tag, access,
+    body: Type.Object({ name: Type.Optional(Type.String()), address: Type.Optional(Type.Union([Address, Type.Null()])), api_key: Type.Optional(ApiKey) }),
     response: ProviderView,
     handler: async ({ params, body }) => {
       const row = await load(params.name!);
       if (body.name !== undefined && body.name !== row.name) {
         throw new GatewayError('invalid_request', 'name: a provider cannot be renamed; add it again under the new name with its models, then remove the old one.', { param: 'name' });
       }
-      if (builtIns.has(row.name)) return view(await setBuiltInKey(core, row, body));
+      if (builtIns.has(row.name)) return view(await changeBuiltIn(core, row, body));
+      if (body.address === null) throw new GatewayError('invalid_request', 'address: an added provider needs its address; give the API base, e.g. "http://ollama:11434/v1".', { param: 'address' });
       const address = body.address === undefined ? row.address : normalizeAddress(body.address);
       const newKey = given(body.api_key);
       // The saved key is opened before anything is written: a missing recovery key version fails the whole change.

@@ -146,15 +146,19 @@ export class CatalogSnapshot implements CatalogService {
   }
 
   private async load(): Promise<SnapshotDiff> {
-    const [providers, added, keys, overrides, feed] = await Promise.all([
-      this.repo.providers(), this.repo.models(), this.builtInRepo.keys(), this.builtInRepo.overrides(), this.feedRepo?.current(),
+    const [providers, added, keys, overrides, feed, addresses] = await Promise.all([
+      this.repo.providers(), this.repo.models(), this.builtInRepo.keys(), this.builtInRepo.overrides(), this.feedRepo?.current(), this.builtInRepo.addresses(),
     ]);
+    // An instance admin's address for a built-in wins over its default (or the config's).
+    const setAddress = new Map(addresses.map((a) => [a.provider, a]));
     const builtIns = this.builtIns;
     // A stored row named like a built-in (saved before that vendor shipped) is shadowed by the built-in.
     const rows = new Map(providers.filter((r) => !builtIns.has(r.name)).map((r) => [r.name, r]));
     const ownKeys = keys.filter((k) => builtIns.has(k.provider));
     for (const b of builtIns.providers.values()) {
-      rows.set(b.name, builtInRow(b.name, b.vendor, b.address, ownKeys.find((k) => k.provider === b.name && k.workspaceId === instanceScope)));
+      const row = builtInRow(b.name, b.vendor, setAddress.get(b.name)?.address ?? b.address, ownKeys.find((k) => k.provider === b.name && k.workspaceId === instanceScope));
+      const addressAt = setAddress.get(b.name)?.updatedAt;
+      rows.set(b.name, addressAt && addressAt > row.updatedAt ? { ...row, updatedAt: addressAt } : row);
     }
     const workspaceKeys = new Map(ownKeys.filter((k) => k.workspaceId !== instanceScope).map((k) => [wsKey(k.provider, k.workspaceId), k.apiKeyEnc]));
     const settings = new Map([...rows.values()].map((r) => [r.name, `${r.vendor}\n${r.address}\n${r.apiKeyEnc ?? ''}`]));

@@ -11,20 +11,25 @@ export const ProviderView = Type.Object({
   vendor: Type.String(),
   address: Type.String(),
   has_key: Type.Boolean({ description: 'A built-in provider: whether its instance-wide key is set' }),
-  built_in: Type.Boolean({ description: 'A built-in hosted provider: no row to add, address from the service, priced models included' }),
+  built_in: Type.Boolean({ description: 'A built-in hosted provider: no row to add, priced models included' }),
+  default_address: Type.Union([Type.String(), Type.Null()], {
+    description: "A built-in provider: the address it uses when no instance admin set one (the service's, or config builtInAddresses); null for an added provider",
+  }),
   check: CheckStatus,
   checked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
 
-export function providerView(r: ProviderRow, builtIn = false): Static<typeof ProviderView> {
+/** A provider row as shown; `defaultAddress` only for a built-in provider (its address when none was set). */
+export function providerView(r: ProviderRow, defaultAddress?: string): Static<typeof ProviderView> {
   return {
     name: r.name,
     vendor: r.vendor,
     address: r.address,
     has_key: r.apiKeyEnc !== null,
-    built_in: builtIn,
+    built_in: defaultAddress !== undefined,
+    default_address: defaultAddress ?? null,
     check: r.check,
     checked_at: r.checkedAt?.toISOString() ?? null,
     created_at: r.createdAt.toISOString(),

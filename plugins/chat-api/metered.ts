@@ -9,7 +9,7 @@ import {
   type Usage,
 } from '../../kernel/index.js';
 import type { ReplyEnv } from './replies.js';
-import { producedText, producedUsage } from './usage.js';
+import { brokenOffUsage, producedText, producedUsage } from './usage.js';
 
 declare module '../../kernel/index.js' {
   interface LogEvents {
@@ -77,8 +77,9 @@ const lengthChunk = (like: Like): ChatCompletionChunk => ({
  * span); the hold's output rules (issue 9 item 3): a stream is cut once its output reaches the
  * call's max tokens (finish_reason `length`; a usage report beyond it is charged at the limit,
  * since every token passed on was counted), a whole reply reporting more is charged as reported
- * and logged `budget.overrun`; and the call's usage, or what it produced when the provider
- * reported none or it broke off, added to `outcome.modelCalls` as soon as the call ends, so
+ * and logged `budget.overrun`; and the call's usage — reported, or for a stream that broke off
+ * what the provider had reported by then and the tokenizer for the rest, or what it produced when
+ * the provider reported none — added to `outcome.modelCalls` as soon as the call ends, so
  * whatever happens to the reply after it, the call is charged.
  */
 export function metered(ctx: RequestContext, env: ReplyEnv, base: ProviderAdapter, retry: boolean): ProviderAdapter {
@@ -173,6 +174,6 @@ async function* cutAtLimit(
     throw err;
   } finally {
     if (!finished) await iterator.return?.().catch(() => {});
-    ended(usage ?? producedUsage(env.counter, call.request, meter.text, max), failure);
+    ended(usage ?? brokenOffUsage(env.counter, call.request, meter.text, max, failure), failure);
   }
 }

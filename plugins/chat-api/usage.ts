@@ -41,3 +41,22 @@ export function producedUsage(counter: TokenCounter, chat: Pick<ChatRequest, 'me
   const completion = Math.min(counter.text(produced), maxTokens);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
+
+/**
+ * Usage for a stream that broke off, from what the provider had reported by then (the
+ * stream_interrupted error's `usage`, providers/README.md "Stream rules"): its prompt count
+ * whenever it gave one; its output count when that covered all that was streamed (Gemini and
+ * OpenAI-like running usage), else (`promptOnly`: Anthropic reports output only at the end) the
+ * tokenizer's count of what was produced; the tokenizer for everything when it reported nothing.
+ * Output is never charged above the call's limit.
+ */
+export function brokenOffUsage(counter: TokenCounter, chat: Pick<ChatRequest, 'messages' | 'tools'>, produced: string, maxTokens: number, failure: unknown): Usage {
+  const { usage: reported, promptOnly } = (failure ?? {}) as { usage?: Usage; promptOnly?: boolean };
+  if (!reported) return producedUsage(counter, chat, produced, maxTokens);
+  const prompt = reported.prompt_tokens;
+  const completion = promptOnly ? Math.min(counter.text(produced), maxTokens) : Math.min(reported.completion_tokens, maxTokens);
+  const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  if (reported.prompt_tokens_details) usage.prompt_tokens_details = reported.prompt_tokens_details;
+  if (!promptOnly && reported.completion_tokens_details) usage.completion_tokens_details = reported.completion_tokens_details;
+  return usage;
+}

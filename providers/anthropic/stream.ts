@@ -18,6 +18,8 @@ export class AnthropicStream implements StreamTranslator {
   private rawUsage: Record<string, unknown> = {};
   /** Content block index → tool_calls index. */
   private readonly tools = new Map<number, number>();
+  /** Tool calls (by tool_calls index) whose arguments have begun: a call that ends without any gets `{}`. */
+  private readonly argued = new Set<number>();
 
   push(event: string, data: string): StreamStep {
     let ev: unknown;
@@ -46,7 +48,10 @@ export class AnthropicStream implements StreamTranslator {
         this.tools.set(vendorCount(ev.index), index);
         const first = { index, id: str(b.id) ?? '', type: 'function' as const, function: { name: str(b.name) ?? '', arguments: '' } };
         // A prefilled input (rare) arrives whole here instead of as deltas.
-        if (isObject(b.input) && Object.keys(b.input).length > 0) first.function.arguments = argumentsText(b.input);
+        if (isObject(b.input) && Object.keys(b.input).length > 0) {
+          first.function.arguments = argumentsText(b.input);
+          this.argued.add(index);
+        }
         return { chunks: [this.out.delta({ tool_calls: [first] })] };
       }
       if (b.type === 'text' && str(b.text)) return { chunks: [this.out.delta({ content: str(b.text)! })] };
@@ -57,6 +62,7 @@ export class AnthropicStream implements StreamTranslator {
       if (d.type === 'text_delta' && typeof d.text === 'string') return { chunks: d.text === '' ? [] : [this.out.delta({ content: d.text })] };
       const tool = this.tools.get(vendorCount(ev.index));
       if (d.type === 'input_json_delta' && tool !== undefined && str(d.partial_json)) {
+        this.argued.add(tool);
         return { chunks: [this.out.delta({ tool_calls: [argumentsDelta(tool, str(d.partial_json)!)] })] };
       }
       return { chunks: [] }; // thinking, signature and citation deltas are not Chat Completions content
@@ -69,7 +75,15 @@ export class AnthropicStream implements StreamTranslator {
       if (stop === undefined || stop === null) return { chunks: [], usage: this.usage };
       return { chunks: [this.out.delta({}, finishOf(stop)), this.out.usage(this.usage)], finished: true, usage: this.usage };
     }
+    if (type === 'content_block_stop') {
+      // A call with no arguments arrives as one empty input_json_delta: the client still needs
+      // valid JSON, as the whole reply gives it (`{}`).
+      const tool = this.tools.get(vendorCount(ev.index));
+      if (tool === undefined || this.argued.has(tool)) return { chunks: [] };
+      this.argued.add(tool);
+      return { chunks: [this.out.delta({ tool_calls: [argumentsDelta(tool, '{}')] })] };
+    }
     if (type === 'message_stop') return { chunks: [], ended: true };
-    return { chunks: [] }; // ping, content_block_stop, unknown future events
+    return { chunks: [] }; // ping, unknown future events
   }
 }

@@ -1,5 +1,5 @@
 import { argumentsObject, dataUrl, fileAsText, plainText, splitInstructions, type ChatMessage, type ContentPart, type UpstreamCall } from '../../kernel/index.js';
-import { geminiParameters } from './schema.js';
+import { geminiJsonSchema } from './schema.js';
 import { readToolCallId } from './tool-ids.js';
 
 /**
@@ -74,7 +74,7 @@ function contents(turns: ChatMessage[]): Json[] {
  * The request body (the model and stream choice go in the URL, not here).
  *
  * @example
- * toGeminiRequest(call) // { contents, systemInstruction?, tools?, toolConfig?, generationConfig: { maxOutputTokens } }
+ * toGeminiRequest(call) // { contents, systemInstruction?, tools: [{ functionDeclarations: [{ name, parametersJsonSchema }] }]?, toolConfig?, generationConfig }
  */
 export function toGeminiRequest(call: Pick<UpstreamCall, 'request'>): Json {
   const r = call.request;
@@ -85,8 +85,8 @@ export function toGeminiRequest(call: Pick<UpstreamCall, 'request'>): Json {
     const functionDeclarations = r.tools.map((t) => {
       const fn: Json = { name: t.function.name };
       if (t.function.description) fn.description = t.function.description;
-      const parameters = geminiParameters(t.function.parameters);
-      if (parameters) fn.parameters = parameters;
+      const schema = geminiJsonSchema(t.function.parameters);
+      if (schema) fn.parametersJsonSchema = schema;
       return fn;
     });
     body.tools = [{ functionDeclarations }];

@@ -35,7 +35,8 @@ export class GeminiStream implements StreamTranslator {
       const tool_calls = piece.calls.map((c) => ({ index: this.calls++, ...c }));
       out.push(w.delta({ tool_calls }));
     }
-    if (piece.finish === undefined) return { chunks: out, usage: this.usage };
+    // Only an event that carried usageMetadata reports usage: its counts cover the text so far.
+    if (piece.finish === undefined) return { chunks: out, usage: piece.usage };
     if (piece.finish === missingSignature) return { chunks: out, error: { status: 400, body: missingSignatureBody } };
     const finish = piece.finish === 'BLOCKED' ? 'content_filter' : finishOf(piece.finish, this.calls > 0);
     const usage = this.usage ?? usageOf(0, 0);

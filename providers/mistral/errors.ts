@@ -1,9 +1,18 @@
 import type { GatewayError } from '../../kernel/index.js';
-import { fromVendorError, type ErrorContext } from '../openai-compatible/errors.js';
+import { fromVendorError, modelNotFound, parseVendorError, type ErrorContext } from '../openai-compatible/errors.js';
 
 type Json = Record<string, unknown>;
 type Headers = Record<string, string | string[] | undefined>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A model id Mistral does not know: 400 `{"object":"error","message":"Invalid model: <id>","type":
+ * "invalid_model","code":"1500"}` (fixture mistral-invalid-model).
+ */
+function unknownModel(status: number, body: unknown): boolean {
+  const e = parseVendorError(body);
+  return status === 400 && (e.type === 'invalid_model' || /^invalid model\b/i.test(e.message));
+}
 
 /**
  * Mistral's validation errors put pydantic's list in `message.detail` (an object, not text),
@@ -11,6 +20,7 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
  * message naming the fields, with `param` the first field's path; the rest follows the shared table.
  */
 export function mistralError(status: number, headers: Headers, body: unknown, ctx: ErrorContext): GatewayError {
+  if (unknownModel(status, body)) return modelNotFound(ctx);
   let json: unknown = body;
   if (typeof body === 'string') {
     try {

@@ -1,8 +1,9 @@
 import { Pool, type Dispatcher } from 'undici';
-import { isGatewayError, malformedInARow, readUpstreamText, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter } from '../../kernel/index.js';
+import { closeUpstream, isGatewayError, malformedInARow, readUpstreamText, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter } from '../../kernel/index.js';
 import type { ProviderCheckStatus, ProviderSettings, UpstreamCall, Usage } from '../../kernel/index.js';
 import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } from './transform.js';
 import { SseDecoder } from './sse.js';
+import { UsageTail } from './usage-tail.js';
 import type { VendorQuirks } from './quirks.js';
 import { fromVendorError, interrupted, parseVendorError, transportFailure, unavailable, type ErrorContext, type Failure } from './errors.js';
 import { callDeadlines, Deadline, type CallDeadlines } from './deadline.js';
@@ -89,10 +90,10 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   /** A thrown non-GatewayError as what it means: the client's own abort, or a provider failure. */
-  private failure(err: unknown, call: UpstreamCall, deadline: Deadline, ctx: ErrorContext, started: boolean, usage?: Usage): unknown {
+  private failure(err: unknown, call: UpstreamCall, deadline: Deadline, ctx: ErrorContext, started: boolean, usage?: Usage, promptOnly = false): unknown {
     if (call.signal.aborted) return call.signal.reason ?? err;
     const why: Failure = deadline.fired ?? (this.pool ? transportFailure(err) : 'connect');
-    return started ? interrupted(ctx, why, usage) : unavailable(ctx, why);
+    return started ? interrupted(ctx, why, usage, promptOnly) : unavailable(ctx, why);
   }
 
   async complete(call: UpstreamCall): Promise<ChatCompletion> {
@@ -171,14 +172,21 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     let finished = false;
     let badRun = 0;
     let usage: Usage | undefined;
-    const broke = (why: Failure) => (started ? interrupted(ctx, why, usage) : unavailable(ctx, why));
+    // Output after the vendor's last usage report is not in its counts: only the prompt count holds then.
+    let promptOnly = false;
+    const tail = new UsageTail();
+    const owed = function* (): Generator<ChatCompletionChunk> {
+      const last = tail.end();
+      if (last) yield last;
+    };
+    const broke = (why: Failure) => (started ? interrupted(ctx, why, usage, promptOnly) : unavailable(ctx, why));
     const handle = (item: StreamItem): ChatCompletionChunk | undefined => {
       if (item.kind === 'done') done = true;
       else if (item.kind === 'malformed') {
         call.onMalformed?.();
         if (++badRun >= malformedInARow) throw broke('malformed');
       } else if (item.kind === 'error') {
-        throw started ? interrupted(ctx, 'error_event', usage) : this.vendorError(parseVendorError(item.body).status ?? 502, {}, item.body, ctx);
+        throw started ? interrupted(ctx, 'error_event', usage, promptOnly) : this.vendorError(parseVendorError(item.body).status ?? 502, {}, item.body, ctx);
       } else {
         badRun = 0;
         return item.chunk;
@@ -199,19 +207,25 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       for await (const item of events()) {
         if (done) continue; // drain to EOF after [DONE] so the keep-alive connection is reused
         const chunk = handle(item);
+        if (done) yield* owed();
         if (!chunk) continue;
-        if (chunk.usage) usage = chunk.usage;
+        if (chunk.usage) [usage, promptOnly] = [chunk.usage, false];
+        else if (usage && chunk.choices.length > 0) promptOnly = true;
         if (chunk.choices.some((c) => c.finish_reason !== null)) finished = true;
         started = true;
         deadline.arm(limits.idleMs, 'idle');
-        yield chunk;
+        yield tail.pass(chunk);
       }
       if (!done && !finished) throw broke('eof');
       done = true;
+      yield* owed();
     } catch (err) {
       // After [DONE], or after a finish reason, whatever fails to arrive (usage, the end marker) is not part of the reply.
-      if (done || (finished && !call.signal.aborted)) return;
-      throw isGatewayError(err) ? err : this.failure(err, call, deadline, ctx, started, usage);
+      if (done || (finished && !call.signal.aborted)) {
+        yield* owed();
+        return;
+      }
+      throw isGatewayError(err) ? err : this.failure(err, call, deadline, ctx, started, usage, promptOnly);
     } finally {
       if (done) deadline.clear();
       else deadline.abort(); // consumer stopped early, the stream failed or ended quietly: free the upstream request
@@ -243,16 +257,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
   /** Lets in-flight calls finish for a few seconds, then drops the pool's connections. */
   close(graceMs = 5000): Promise<void> {
-    const pool = this.pool;
-    if (!pool) return Promise.resolve();
-    this.closing ??= (async () => {
-      let timer: NodeJS.Timeout | undefined;
-      const forced = new Promise<void>((done) => {
-        timer = setTimeout(() => void pool.destroy().catch(() => undefined).then(done), graceMs);
-      });
-      await Promise.race([pool.close().catch(() => undefined), forced]);
-      clearTimeout(timer);
-    })();
+    this.closing ??= closeUpstream(this.pool, graceMs);
     return this.closing;
   }
 }

@@ -1,4 +1,4 @@
-import { GatewayError, type UpstreamFailure, type UpstreamFailureHints, type Usage } from '../../kernel/index.js';
+import { GatewayError, streamInterrupted, type UpstreamFailure, type UpstreamFailureHints, type Usage } from '../../kernel/index.js';
 
 /**
  * Vendor error status + body → GatewayError with the spec's codes. The rules come from real
@@ -150,12 +150,8 @@ export function fromVendorError(status: number, headers: Headers, body: unknown,
       return new GatewayError('provider_auth_failed', `Provider ${p} refused the service's key; an instance admin must fix it.`, { details: { provider: p } });
     case 'billing':
       return new GatewayError('provider_billing', `Provider ${p} refused the request because of its account's billing.`, { details: { provider: p } });
-    case 'model': {
-      const model = ctx.upstreamModel ?? '';
-      return new GatewayError('provider_model_not_found', `Provider ${p} does not know the model "${model}"; an instance admin must correct the model id.`, {
-        details: { provider: p, model },
-      });
-    }
+    case 'model':
+      return modelNotFound(ctx);
     case 'rate': {
       const retry = retryAfterSeconds(headers, e.message);
       const waitMs = retryAfterMs(headers) ?? retry * 1000;
@@ -169,6 +165,14 @@ export function fromVendorError(status: number, headers: Headers, body: unknown,
       // 408, 409 and 5xx are worth another attempt; a 404 on the endpoint is not (the address is wrong).
       return hinted(new GatewayError('upstream_unavailable', `Provider ${p} is unavailable (HTTP ${status}).`, { details: { provider: p } }), status !== 404);
   }
+}
+
+/** A model id the provider does not know: 502 provider_model_not_found naming the provider and the id sent (SPEC.md). */
+export function modelNotFound(ctx: ErrorContext): GatewayError {
+  const model = ctx.upstreamModel ?? '';
+  return new GatewayError('provider_model_not_found', `Provider ${ctx.provider} does not know the model "${model}"; an instance admin must correct the model id.`, {
+    details: { provider: ctx.provider, model },
+  });
 }
 
 /** The vendor's requested wait in ms, from `retry-after-ms` or a numeric `Retry-After`; undefined when it named none. */
@@ -209,22 +213,15 @@ export function unavailable(ctx: ErrorContext, why: Failure, cause?: unknown): G
   return err;
 }
 
-/** A stream error after its first chunk: what it is and the usage produced so far, if known. */
-export type StreamInterrupted = GatewayError & { usage?: Usage; reason: Failure };
+/** A stream error after its first chunk: what it is and the usage reported so far, if any (kernel UpstreamInterrupted). */
+export type StreamInterrupted = GatewayError & { usage?: Usage; promptOnly?: boolean; reason: Failure };
 
 /**
- * A reply that broke off after its first chunk. `usage` (when the provider had already sent it)
- * rides on the error object, not in `svc`: counting what was produced is the dispatcher's job.
+ * A reply that broke off after its first chunk: the kernel's `streamInterrupted`. `usage` (what the
+ * provider had reported) and `promptOnly` (output came after that report) ride on the error
+ * object, not in `svc`: charging what was produced is the dispatcher's job.
  */
-export function interrupted(ctx: ErrorContext, why: Failure, usage?: Usage, cause?: unknown): StreamInterrupted {
-  const err = new GatewayError('stream_interrupted', `The reply from provider ${ctx.provider} broke off: it ${failureText[why]}.`, {
-    details: { provider: ctx.provider },
-    cause,
-  }) as StreamInterrupted;
-  err.reason = why;
-  if (usage) err.usage = usage;
-  return err;
-}
+export const interrupted: (ctx: ErrorContext, why: Failure, usage?: Usage, promptOnly?: boolean) => StreamInterrupted = streamInterrupted;
 
 /** Sorts a thrown transport error (undici / Node socket codes) into a Failure: the kernel's rule. */
 export { transportFailureOf as transportFailure } from '../../kernel/index.js';

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../kernel/index.js';
-import { fromVendorError, type ErrorContext } from '../openai-compatible/errors.js';
+import { fromVendorError, modelNotFound, parseVendorError, type ErrorContext } from '../openai-compatible/errors.js';
 
 type Json = Record<string, unknown>;
 type Headers = Record<string, string | string[] | undefined>;
@@ -22,13 +22,15 @@ function metadataOf(body: unknown): Json | undefined {
  * upstream provider's own body: never repeated (it may echo the prompt). A 403 whose metadata
  * carries moderation `reasons`/`flagged_input` is a safety refusal (content_filter), not a key
  * problem. 402 "more credits" is billing; 401 "No auth credentials found"/"User not found" a
- * refused key (shared table).
+ * refused key (shared table). A model id it does not know is a 400 "<id> is not a valid model ID"
+ * (fixture openrouter-invalid-model) → provider_model_not_found.
  */
 export function openrouterError(status: number, headers: Headers, body: unknown, ctx: ErrorContext): GatewayError {
   const meta = metadataOf(body);
   if (status === 403 && meta && ('reasons' in meta || 'flagged_input' in meta)) {
     return new GatewayError('content_filter', `The moderation of provider ${ctx.provider} refused the request.`);
   }
+  if (status === 400 && /is not a valid model id/i.test(parseVendorError(body).message)) return modelNotFound(ctx);
   return fromVendorError(status, headers, body, ctx);
 }
 

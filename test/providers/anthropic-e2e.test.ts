@@ -4,7 +4,8 @@ import type OpenAI from 'openai';
 import { MockAnthropic, anthropicError } from '../support/mock-anthropic.js';
 import { assertSchema } from '../support/openapi.js';
 import { shape } from '../support/harness.js';
-import { expectSdk } from '../chat/support.js';
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
+import { expectSdk, waitUsageRecord } from '../chat/support.js';
 import { nativeWorld, pdfUrl, pngUrl, readStream, type NativeWorld } from './native-e2e.js';
 
 const test = suite(`anthropic end to end through svc (${shape})`);
@@ -76,6 +77,20 @@ test('a full tool round trip: tool_use → tool_calls with its id, the result go
   assert.is(s.finish, 'tool_calls');
 });
 
+test('a tool call with no arguments: `{}` whole and streamed (Anthropic streams one empty input_json_delta)', async () => {
+  const now: OpenAI.Chat.ChatCompletionTool[] = [{ type: 'function', function: { name: 'now', description: 'The time', parameters: { type: 'object', properties: {} } } }];
+  mock.enqueue({ tools: [{ id: 'toolu_03Now', name: 'now', input: {} }] });
+  const whole = await n.client.chat.completions.create({ model, messages: hello, tools: now });
+  const call = whole.choices[0]!.message.tool_calls![0]!;
+  assert.is(call.type === 'function' && call.function.arguments, '{}');
+  mock.enqueue({ tools: [{ id: 'toolu_04Now', name: 'now', input: {} }, { id: 'toolu_05W', name: 'weather', input: { city: 'Oslo' } }] });
+  const s = await readStream(await n.client.chat.completions.create({ model, messages: hello, tools: [...now, ...tools], stream: true }));
+  assert.is(s.error, undefined);
+  assert.equal(s.calls, [{ id: 'toolu_04Now', name: 'now', arguments: '{}' }, { id: 'toolu_05W', name: 'weather', arguments: '{"city":"Oslo"}' }]);
+  assert.equal(s.calls.map((c) => JSON.parse(c.arguments) as unknown), [{}, { city: 'Oslo' }]);
+  assert.is(s.finish, 'tool_calls');
+});
+
 test('an image and a PDF reach Anthropic as native base64 image and document blocks, a text file as its text', async () => {
   const notes = { type: 'file' as const, file: { filename: 'notes.txt', file_data: `data:text/plain;base64,${Buffer.from('Meeting at noon.').toString('base64')}` } };
   await n.client.chat.completions.create({
@@ -121,6 +136,17 @@ test('a stream cut after its first chunks ends with a stream_interrupted event; 
   const overloaded = await readStream(await n.client.chat.completions.create({ model, messages: hello, stream: true }));
   assert.is(overloaded.text, 'Hi');
   assert.is(overloaded.error?.code, 'stream_interrupted');
+});
+
+test('a stream that breaks off is charged on the input Anthropic reported in message_start (cache included), its output by the tokenizer', async () => {
+  mock.enqueue({ text: ['alpha ', 'beta ', 'gamma'], usage: { input: 1234, output: 40, cacheRead: 300, cacheCreation: 6 }, breakAfter: 2 });
+  const { data, response } = await n.client.chat.completions.create({ model, messages: hello, stream: true }).withResponse();
+  const cut = await readStream(data);
+  assert.is(cut.error?.code, 'stream_interrupted');
+  const row = await waitUsageRecord(n.w, response.headers.get('x-svc-request-id')!);
+  assert.is(Number(row.prompt_tokens), 1234 + 300 + 6);
+  assert.is(Number(row.completion_tokens), countTokens('alpha beta '));
+  assert.is(row.error_code, 'stream_interrupted');
 });
 
 test.run();

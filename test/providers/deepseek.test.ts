@@ -6,7 +6,7 @@ import { shape } from '../support/harness.js';
 import { vendorErrorFixture, vendorFailure, vendorReply, vendorStream } from '../support/mock-vendors.js';
 import { assertSchema } from '../support/openapi.js';
 import { drain, testCall, testModel } from './contract.js';
-import { collect, pixel, refused, vendorAdapterSuite, vendorE2E, weatherTool } from './vendor-suite.js';
+import { assertUsageChunk, collect, expectModelNotFound, pixel, refused, vendorAdapterSuite, vendorE2E, weatherTool } from './vendor-suite.js';
 
 const unit = suite(`deepseek vendor adapter (${shape})`);
 const h = vendorAdapterSuite(unit, { factory: deepseek, authError: 'deepseek-authentication-fails', contextError: { vendor: 'deepseek', name: 'deepseek-context-length' } });
@@ -55,14 +55,17 @@ e2e('whole reply: the recorded body through svc, schema-valid', async () => {
   assert.is(reply.usage?.total_tokens, 115);
 });
 
-e2e('stream with tools: reasoning stream through svc ends with the usage chunk; tools reach DeepSeek', async () => {
+e2e('stream with tools: reasoning stream through svc; the usage DeepSeek puts on its finish chunk comes as a separate usage chunk; tools reach DeepSeek', async () => {
   world().mock.enqueue(vendorStream('deepseek', 'deepseek-reasoning.chunks.txt'));
   const stream = await world().client.chat.completions.create({ model, tools: [weatherTool], messages: [{ role: 'user', content: 'Count the r in strawberry' }], stream: true, stream_options: { include_usage: true }, max_tokens: 200 });
   const { chunks, text, error } = await collect(stream);
   assert.is(error, undefined);
   assert.is(text, 'strawberry');
-  assert.is(chunks.at(-1)?.usage?.completion_tokens, 106);
+  assertUsageChunk(chunks, { prompt_tokens: 97, completion_tokens: 106, total_tokens: 203, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 88 } });
   assert.equal(world().mock.requests.at(-1)!.body.tools, [weatherTool]);
+  world().mock.enqueue(vendorStream('deepseek', 'deepseek-reasoning.chunks.txt'));
+  const quiet = await collect(await world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Count' }], stream: true, max_tokens: 200 }));
+  assert.is(quiet.chunks.filter((c) => c.usage).length, 0, 'no usage without include_usage');
 });
 
 e2e('an image to DeepSeek (no image input in the catalogue) is refused before sending: 422 unsupported_input', async () => {
@@ -80,6 +83,10 @@ e2e('errors: 402 → 502 provider_billing; overflow → 400 context_length_excee
   await refused(ask(), 502, 'provider_billing');
   world().mock.enqueue(vendorFailure('deepseek', 'deepseek-context-length'));
   await refused(ask(), 400, 'context_length_exceeded');
+});
+
+e2e('a model id DeepSeek does not know (400 "Model Not Exist") → 502 provider_model_not_found naming the provider and the id, whole and streamed', async () => {
+  await expectModelNotFound(world(), 'deepseek-model-not-exist', model);
 });
 
 e2e('a stream cut mid-way ends with an error event', async () => {

@@ -4,7 +4,7 @@ import type OpenAI from 'openai';
 import { MockGemini, geminiError, geminiFixture } from '../support/mock-gemini.js';
 import { assertSchema } from '../support/openapi.js';
 import { shape } from '../support/harness.js';
-import { expectSdk } from '../chat/support.js';
+import { expectSdk, waitUsageRecord } from '../chat/support.js';
 import { nativeWorld, pdfUrl, pngUrl, readStream, type NativeWorld } from './native-e2e.js';
 
 const test = suite(`google end to end through svc (${shape})`);
@@ -56,13 +56,37 @@ test('stream (no end marker): chunks, finish, usage chunk; a recorded Gemini 3 s
   assert.equal([recorded.text, recorded.finish, recorded.error], ['There are **3** "r"s in strawberry.\n\nst**r**awbe**rr**y', 'stop', undefined]);
 });
 
+test('strict tool schemas reach Gemini whole as parametersJsonSchema (additionalProperties, const, $defs kept); no-argument tools send none', async () => {
+  const strict = {
+    type: 'object',
+    properties: { city: { type: 'string', minLength: 1 }, unit: { type: ['string', 'null'], enum: ['c', 'f', null] }, when: { $ref: '#/$defs/day' }, v: { const: 2 } },
+    required: ['city', 'unit', 'when', 'v'],
+    additionalProperties: false,
+    $defs: { day: { type: 'string', format: 'date' } },
+  };
+  const strictTools: OpenAI.Chat.ChatCompletionTool[] = [
+    { type: 'function', function: { name: 'weather', description: 'Weather', parameters: strict, strict: true } },
+    { type: 'function', function: { name: 'now', parameters: { type: 'object', properties: {}, additionalProperties: false } } },
+  ];
+  for (const stream of [false, true]) {
+    mock.enqueue({ calls: [{ name: 'weather', args: { city: 'Oslo', unit: 'c', when: '2026-11-22', v: 2 } }] });
+    const s = stream
+      ? await readStream(await n.client.chat.completions.create({ model, messages: hello, tools: strictTools, stream: true }))
+      : undefined;
+    const whole = stream ? undefined : await n.client.chat.completions.create({ model, messages: hello, tools: strictTools });
+    assert.is(s?.error, undefined);
+    assert.is(stream ? s!.finish : whole!.choices[0]?.finish_reason, 'tool_calls');
+    assert.equal(sent().body.tools, [{ functionDeclarations: [{ name: 'weather', description: 'Weather', parametersJsonSchema: strict }, { name: 'now' }] }]);
+  }
+});
+
 test('a full parallel tool round trip: made-up ids with the thought signature, results back as functionResponse by name, together', async () => {
   mock.enqueue({ calls: [{ name: 'weather', args: { city: 'Oslo' }, signature: 'SIG_first' }, { name: 'clock', args: { tz: 'CET' } }] });
   const first = await n.client.chat.completions.create({ model, messages: hello, tools, tool_choice: 'auto' });
   assertSchema('CreateChatCompletionResponse', first);
   assert.is(first.choices[0]?.finish_reason, 'tool_calls');
   const calls = first.choices[0]!.message.tool_calls!;
-  assert.equal(sent().body.tools, [{ functionDeclarations: [{ name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }, { name: 'clock', parameters: { type: 'object', properties: { tz: { type: 'string' } } } }] }]);
+  assert.equal(sent().body.tools, [{ functionDeclarations: [{ name: 'weather', parametersJsonSchema: parameters }, { name: 'clock', parametersJsonSchema: { type: 'object', properties: { tz: { type: 'string' } } } }] }]);
   assert.equal(sent().body.toolConfig, { functionCallingConfig: { mode: 'AUTO' } });
 
   mock.enqueue({ text: ['3 °C at 14:05.'] });
@@ -124,6 +148,17 @@ test('a stream cut before its finishReason ends with a stream_interrupted event'
   assert.is(cut.text, 'alpha beta ');
   assert.is(cut.error?.code, 'stream_interrupted');
   assert.equal((cut.error?.error as { svc?: unknown }).svc, { provider: 'google' });
+});
+
+test('a stream that breaks off is charged on the usage Gemini reported with its last event (running counts, thinking included)', async () => {
+  // Three text events carry candidatesTokenCount 10, 20, 30 (cumulative); the cut comes after the second.
+  mock.enqueue({ text: ['alpha ', 'beta ', 'gamma'], usage: { prompt: 777, candidates: 30, thoughts: 12 }, breakAfter: 2 });
+  const { data, response } = await n.client.chat.completions.create({ model, messages: hello, stream: true }).withResponse();
+  const cut = await readStream(data);
+  assert.is(cut.error?.code, 'stream_interrupted');
+  const row = await waitUsageRecord(n.w, response.headers.get('x-svc-request-id')!);
+  assert.is(Number(row.prompt_tokens), 777);
+  assert.is(Number(row.completion_tokens), 20 + 12);
 });
 
 test.run();

@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import { isGatewayError, type ChatCompletionChunk, type ChatMessage, type ProviderAdapter } from '../../kernel/index.js';
 import google from '../../providers/google/index.js';
 import { fromGeminiReply } from '../../providers/google/reply.js';
-import { geminiParameters } from '../../providers/google/schema.js';
+import { geminiJsonSchema } from '../../providers/google/schema.js';
 import { MockGemini, geminiError, geminiFixture } from '../support/mock-gemini.js';
 import { assertSchema } from '../support/openapi.js';
 import { shape } from '../support/harness.js';
@@ -44,7 +44,7 @@ providerContract(test, () => ({
   breakAfter: (pieces, n) => mock.enqueue({ text: pieces, breakAfter: n }),
 }));
 
-test('request: key header, model in the path, systemInstruction, inlineData, generationConfig, cleaned tool parameters', async () => {
+test('request: key header, model in the path, systemInstruction, inlineData, generationConfig, tool schemas whole', async () => {
   const messages: ChatMessage[] = [
     { role: 'system', content: 'Be brief.' },
     { role: 'developer', content: 'Use metric units.' },
@@ -60,13 +60,13 @@ test('request: key header, model in the path, systemInstruction, inlineData, gen
     contents: [{ role: 'user', parts: [{ text: 'Look:' }, { inlineData: { mimeType: 'image/jpeg', data: '/9j/4AAQ' } }, { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } }] }],
     systemInstruction: { parts: [{ text: 'Be brief.\n\nUse metric units.' }] },
     tools: [{ functionDeclarations: [
-      { name: 'weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'], nullable: true }, n: { enum: ['3'] } }, required: ['city'] } },
+      { name: 'weather', description: 'Weather', parametersJsonSchema: parameters },
       { name: 'now' },
     ] }],
     toolConfig: { functionCallingConfig: { mode: 'NONE' } },
     generationConfig: { maxOutputTokens: 256, temperature: 0.3, topP: 0.8, stopSequences: ['END'] },
   });
-  assert.is(geminiParameters(undefined), undefined);
+  assert.is(geminiJsonSchema(undefined), undefined);
 });
 
 test('tool round trip: made-up ids and thought signatures in the id; results go back as functionResponse by name, parallel ones together', async () => {

@@ -6,7 +6,7 @@ import { shape } from '../support/harness.js';
 import { vendorErrorFixture, vendorFailure, vendorFixture, vendorReply, vendorStream } from '../support/mock-vendors.js';
 import { assertSchema } from '../support/openapi.js';
 import { drain, testCall, testModel } from './contract.js';
-import { collect, pixel, refused, vendorAdapterSuite, vendorE2E, weatherTool } from './vendor-suite.js';
+import { assertUsageChunk, collect, pixel, refused, vendorAdapterSuite, vendorE2E, weatherTool } from './vendor-suite.js';
 
 const unit = suite(`groq vendor adapter (${shape})`);
 const h = vendorAdapterSuite(unit, { factory: groq, authError: 'groq-invalid-api-key', contextError: { vendor: 'deepseek', name: 'deepseek-context-length' } });
@@ -57,6 +57,15 @@ e2e('whole reply: the recorded Groq body through svc (x_groq and timing fields d
   assert.is(reply.model, model);
   assert.is('x_groq' in reply, false);
   assert.is(world().mock.requests.at(-1)!.body.model, 'meta-llama/llama-4-scout-17b-16e-instruct');
+});
+
+e2e('stream: usage is reported once, in the usage chunk (Groq also puts it on its finish chunk, inside and outside x_groq)', async () => {
+  world().mock.enqueue(vendorStream('groq', 'groq-text.chunks.txt'));
+  const stream = await world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Say hi in Portuguese' }], stream: true, stream_options: { include_usage: true }, max_tokens: 50 });
+  const { chunks, text, error } = await collect(stream);
+  assert.is(error, undefined);
+  assert.is(text, 'Olá!');
+  assertUsageChunk(chunks, { prompt_tokens: 20, completion_tokens: 4, total_tokens: 24 });
 });
 
 e2e('stream with tools and an image: the recorded tool-call stream, then usage', async () => {

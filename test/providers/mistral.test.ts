@@ -5,9 +5,10 @@ import mistral from '../../providers/mistral/index.js';
 import { mistralError } from '../../providers/mistral/errors.js';
 import { mistralToolCallId, toMistralRequest } from '../../providers/mistral/transform.js';
 import { shape } from '../support/harness.js';
-import { usageOnFinishStream, vendorErrorFixture, vendorFailure, vendorStream } from '../support/mock-vendors.js';
+import { usageOnFinishStream, vendorErrorFixture, vendorFailure, vendorReply, vendorStream } from '../support/mock-vendors.js';
+import { assertSchema } from '../support/openapi.js';
 import { drain, testCall, testModel } from './contract.js';
-import { collect, pixel, refused, vendorAdapterSuite, vendorE2E, weatherTool } from './vendor-suite.js';
+import { assertUsageChunk, collect, expectModelNotFound, pixel, refused, vendorAdapterSuite, vendorE2E, weatherTool } from './vendor-suite.js';
 
 const unit = suite(`mistral vendor adapter (${shape})`);
 const h = vendorAdapterSuite(unit, { factory: mistral, authError: 'mistral-unauthorized', contextError: { vendor: 'deepseek', name: 'deepseek-context-length' }, stream: usageOnFinishStream });
@@ -65,14 +66,28 @@ unit.run();
 const { test: e2e, w: world } = vendorE2E('mistral', `mistral built-in end to end (${shape})`);
 const model = 'mistral:mistral-large-2512';
 
-e2e('stream: the recorded text stream through svc, with the usage chunk the client asked for', async () => {
+e2e('stream: the recorded text stream through svc; the usage Mistral puts on its finish chunk comes as the separate usage chunk the client asked for', async () => {
   world().mock.enqueue(vendorStream('mistral', 'mistral-text.chunks.txt'));
   const stream = await world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true }, max_tokens: 50 });
   const { chunks, text, error } = await collect(stream);
   assert.is(error, undefined);
   assert.is(text, 'Hello, world! This is a test response.');
-  assert.equal(chunks.at(-1)?.usage, { prompt_tokens: 13, completion_tokens: 8, total_tokens: 21 });
+  assertUsageChunk(chunks, { prompt_tokens: 13, completion_tokens: 8, total_tokens: 21 });
   assert.is(world().mock.requests.at(-1)!.body.stream_options, undefined);
+});
+
+e2e('a reasoning reply (content as thinking and text chunks) keeps its text, whole and streamed; the thinking is not content', async () => {
+  world().mock.enqueue(vendorReply('mistral', 'mistral-reasoning.json'));
+  const reply = await world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'What is 2+2?' }], max_tokens: 100 });
+  assertSchema('CreateChatCompletionResponse', reply);
+  assert.is(reply.choices[0]?.message.content, '2 + 2 = 4');
+  assert.equal(reply.usage, { prompt_tokens: 10, completion_tokens: 46, total_tokens: 56 });
+  world().mock.enqueue(vendorStream('mistral', 'mistral-reasoning.chunks.txt'));
+  const stream = await world().client.chat.completions.create({ model, messages: [{ role: 'user', content: 'What is 2+2?' }], stream: true, max_tokens: 100 });
+  const { chunks, text, error } = await collect(stream);
+  assert.is(error, undefined);
+  assert.is(text, '2 + 2 = 4');
+  assert.is(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0]?.finish_reason, 'stop');
 });
 
 e2e('whole reply with tools and an image; the tool history sent back uses 9-character ids', async () => {
@@ -105,6 +120,10 @@ e2e('errors: 422 extra_forbidden → 400 provider_rejected_request; 401 → 502 
   assert.is(e.param, 'stream_options.include_usage');
   world().mock.enqueue(vendorFailure('mistral', 'mistral-unauthorized'));
   await refused(ask(), 502, 'provider_auth_failed');
+});
+
+e2e('a model id Mistral does not know (400 invalid_model) → 502 provider_model_not_found naming the provider and the id, whole and streamed', async () => {
+  await expectModelNotFound(world(), 'mistral-invalid-model', model);
 });
 
 e2e('a stream cut mid-way ends with an error event after the chunks that arrived', async () => {

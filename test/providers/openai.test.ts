@@ -4,7 +4,10 @@ import openai from '../../providers/openai/index.js';
 import { toOpenAIRequest } from '../../providers/openai/transform.js';
 import { shape } from '../support/harness.js';
 import { vendorFailure, vendorReply, vendorStream } from '../support/mock-vendors.js';
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
+import type { Behaviour } from '../support/mock-upstream.js';
 import { assertSchema } from '../support/openapi.js';
+import { waitUsageRecord } from '../chat/support.js';
 import { testCall, testModel } from './contract.js';
 import { collect, pixel, refused, vendorAdapterSuite, vendorE2E, weatherTool } from './vendor-suite.js';
 
@@ -82,6 +85,30 @@ e2e('a stream cut mid-way ends with a stream_interrupted error event', async () 
   assert.ok(chunks.length >= 1);
   assert.ok(error, 'the stream must fail');
   assert.match(String((error as Error).message), /broke off/);
+});
+
+e2e('a stream that breaks off is charged on the usage reported as it went: prompt always, output when the report covered it, else the tokenizer', async () => {
+  const head = { id: 'chatcmpl-usage-as-it-goes', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o' };
+  const usage = (completion: number) => ({ prompt_tokens: 321, completion_tokens: completion, total_tokens: 321 + completion });
+  const chunk = (content: string, u?: object) => `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: { content }, finish_reason: null }], ...(u ? { usage: u } : {}) })}\n\n`;
+  const cutAfter = (frames: string[]): Behaviour => ({
+    raw: (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const f of frames) res.write(f);
+      setTimeout(() => res.socket?.destroy(), 20);
+    },
+  });
+  const charged = async (frames: string[]) => {
+    world().mock.enqueue(cutAfter(frames));
+    const { data, response } = await world().client.chat.completions.create({ model: 'openai:gpt-4o', messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 50 }).withResponse();
+    assert.ok((await collect(data)).error, 'the stream must fail');
+    const row = await waitUsageRecord(world(), response.headers.get('x-svc-request-id')!);
+    return [Number(row.prompt_tokens), Number(row.completion_tokens)];
+  };
+  // Usage on every chunk (a server reporting as it goes, e.g. vLLM's continuous_usage_stats).
+  assert.equal(await charged([chunk('alpha ', usage(7)), chunk('beta ', usage(9))]), [321, 9]);
+  // Text after the last report: its prompt count still holds; the output is counted by the tokenizer.
+  assert.equal(await charged([chunk('alpha ', usage(7)), chunk('beta gamma ')]), [321, countTokens('alpha beta gamma ')]);
 });
 
 e2e.run();

@@ -6,7 +6,7 @@ import { shape } from '../support/harness.js';
 import { vendorErrorFixture, vendorFailure, vendorFixture, vendorReply, vendorStream } from '../support/mock-vendors.js';
 import { assertSchema } from '../support/openapi.js';
 import { drain, testCall, testModel } from './contract.js';
-import { collect, pixel, refused, vendorAdapterSuite, vendorE2E, vendorKey, weatherTool } from './vendor-suite.js';
+import { collect, expectModelNotFound, pixel, refused, vendorAdapterSuite, vendorE2E, vendorKey, weatherTool } from './vendor-suite.js';
 
 const unit = suite(`openrouter vendor adapter (${shape})`);
 const h = vendorAdapterSuite(unit, { factory: openrouter, authError: 'openrouter-no-auth', contextError: { vendor: 'deepseek', name: 'deepseek-context-length' } });
@@ -121,6 +121,10 @@ e2e('errors: 402 → 502 provider_billing; 401 → 502 provider_auth_failed; a m
   const { text, error } = await collect(stream);
   assert.is(text, 'Olá');
   assert.match(String((error as Error | undefined)?.message), /broke off/);
+});
+
+e2e('a model id OpenRouter does not know (400 "… is not a valid model ID") → 502 provider_model_not_found naming the provider and the id, whole and streamed', async () => {
+  await expectModelNotFound(world(), 'openrouter-invalid-model', model);
 });
 
 e2e('a stream cut mid-way ends with an error event', async () => {

@@ -3,7 +3,7 @@ import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ChatCompletionChunk, ProviderAdapter, ProviderFactory } from '../../kernel/index.js';
 import { MockUpstream, type Behaviour } from '../support/mock-upstream.js';
-import { vendorErrorFixture } from '../support/mock-vendors.js';
+import { vendorErrorFixture, vendorFailure } from '../support/mock-vendors.js';
 import { assertSchema } from '../support/openapi.js';
 import { startWorld, type World } from '../support/provision.js';
 import { providerContract, testModel } from './contract.js';
@@ -117,6 +117,34 @@ export async function collect(stream: AsyncIterable<unknown>): Promise<{ chunks:
     return { chunks, text: chunks.map((c) => c.choices[0]?.delta.content ?? '').join(''), error };
   }
   return { chunks, text: chunks.map((c) => c.choices[0]?.delta.content ?? '').join('') };
+}
+
+/**
+ * The usage of a stream as the OpenAI format sends it with `include_usage` (SPEC.md "usage
+ * chunk"): exactly one chunk carries usage, it is the last one and has `choices: []`; no chunk
+ * with choices carries any, so a client that sums usage over chunks counts it once.
+ */
+export function assertUsageChunk(chunks: ChatCompletionChunk[], usage: ChatCompletionChunk['usage']): void {
+  const withUsage = chunks.filter((c) => c.usage);
+  assert.is(withUsage.length, 1, `one chunk with usage, not ${withUsage.length}`);
+  assert.is(withUsage[0], chunks.at(-1), 'the usage chunk is the last one');
+  assert.equal(withUsage[0]!.choices, []);
+  assert.equal(withUsage[0]!.usage, usage);
+  assert.ok(chunks.some((c) => c.choices[0]?.finish_reason), 'a finish chunk before it');
+}
+
+/**
+ * A vendor's recorded "unknown model" body, whole and streamed, through svc: 502
+ * provider_model_not_found naming the provider and the model id sent (SPEC.md).
+ */
+export async function expectModelNotFound(w: VendorWorld, fixture: string, model: string): Promise<void> {
+  const [provider, upstreamId] = [model.slice(0, model.indexOf(':')), model.slice(model.indexOf(':') + 1)];
+  for (const stream of [false, true]) {
+    w.mock.enqueue(vendorFailure(provider, fixture));
+    const e = await refused(w.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10, stream }), 502, 'provider_model_not_found');
+    assert.equal((e.error as { svc?: unknown }).svc, { provider, model: upstreamId });
+    assert.match(e.message, upstreamId);
+  }
 }
 
 /** Asserts the SDK rejected with this HTTP status and `error.code`. */

@@ -21,7 +21,7 @@ export const anthropicError = (name: string): ErrorFixture => vendorErrorFixture
 export interface AnthropicBehaviour extends BaseBehaviour {
   /** Text pieces (one text_delta each; a whole reply joins them). */
   text?: string[];
-  /** tool_use blocks after the text; `input` is streamed as two input_json_delta pieces. */
+  /** tool_use blocks after the text; `input` is streamed as two input_json_delta pieces (an empty one as a single empty piece). */
   tools?: Array<{ id: string; name: string; input: Record<string, unknown> }>;
   usage?: { input: number; output: number; cacheRead?: number; cacheCreation?: number };
   /** Default: tool_use when tools are scripted, else end_turn. */
@@ -94,7 +94,9 @@ export class MockAnthropic extends MockServer<AnthropicBehaviour, Route> {
       const args = JSON.stringify(t.input);
       const half = Math.floor(args.length / 2);
       out.push(frame({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: t.id, name: t.name, input: {} } }, true));
-      for (const piece of ['', args.slice(0, half), args.slice(half)]) out.push(frame({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }));
+      // A call with no arguments is one empty input_json_delta, as Anthropic streams it.
+      const pieces = args === '{}' ? [''] : ['', args.slice(0, half), args.slice(half)];
+      for (const piece of pieces) out.push(frame({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }));
       out.push(frame({ type: 'content_block_stop', index: index++ }));
     }
     // output_tokens here is the running total, as Anthropic sends it (not an increment).

@@ -15,6 +15,43 @@ import { MockServer, vendorErrorFixture, vendorFixture, type BaseBehaviour } fro
  */
 
 export const geminiFixture = (file: string): string => vendorFixture('google', file);
+
+/** The OpenAPI-subset `Schema` fields `FunctionDeclaration.parameters` takes (anything else: 400 "Unknown name"). */
+const schemaFields = new Set([
+  'type', 'format', 'title', 'description', 'nullable', 'enum', 'items', 'properties', 'required', 'anyOf', 'default', 'example',
+  'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'minProperties', 'maxProperties', 'propertyOrdering',
+]);
+
+/** Where a `parameters` schema uses a field Gemini's Schema lacks, as Gemini names the place ('…parameters.properties[0].value'). */
+function unknownFields(node: unknown, at: string): Array<{ name: string; at: string }> {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return [];
+  const out: Array<{ name: string; at: string }> = [];
+  for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+    if (!schemaFields.has(k)) out.push({ name: k, at });
+    else if (k === 'properties' && typeof v === 'object' && v !== null) Object.values(v).forEach((s, i) => out.push(...unknownFields(s, `${at}.properties[${i}].value`)));
+    else if (k === 'items') out.push(...unknownFields(v, `${at}.items`));
+    else if (k === 'anyOf' && Array.isArray(v)) v.forEach((s, i) => out.push(...unknownFields(s, `${at}.any_of[${i}]`)));
+  }
+  return out;
+}
+
+/**
+ * Gemini's checks of function declarations: `parameters` and `parametersJsonSchema` are mutually
+ * exclusive, and `parameters` refuses JSON Schema fields outside its subset, with the 400 body
+ * Gemini sends (glowingjade/obsidian-smart-composer#455, openswarm-ai/openswarm#24).
+ */
+function refusedDeclarations(body: unknown): ErrorFixture | undefined {
+  const tools = (body as { tools?: Array<{ functionDeclarations?: Array<Record<string, unknown>> }> } | undefined)?.tools ?? [];
+  const problems: string[] = [];
+  tools.forEach((t, i) =>
+    (t.functionDeclarations ?? []).forEach((d, j) => {
+      const at = `tools[${i}].function_declarations[${j}]`;
+      if (d.parameters !== undefined && d.parametersJsonSchema !== undefined) problems.push(`${at}: parameters and parameters_json_schema are mutually exclusive.`);
+      for (const u of unknownFields(d.parameters, `${at}.parameters`)) problems.push(`Invalid JSON payload received. Unknown name "${u.name}" at '${u.at}': Cannot find field.`);
+    }),
+  );
+  return problems.length > 0 ? { status: 400, body: { error: { code: 400, message: problems.join('\n'), status: 'INVALID_ARGUMENT' } } } : undefined;
+}
 export const geminiError = (name: string): ErrorFixture => vendorErrorFixture('google', name);
 
 export interface GeminiBehaviour extends BaseBehaviour {
@@ -70,6 +107,8 @@ export class MockGemini extends MockServer<GeminiBehaviour, Route> {
 
   protected async answer(route: Route, scripted: GeminiBehaviour | undefined, record: RecordedRequest, res: ServerResponse): Promise<void> {
     if (route === 'models') return this.json(res, { models: this.models.map((name) => ({ name, displayName: name, supportedGenerationMethods: ['generateContent'] })) });
+    const refused = refusedDeclarations(record.body);
+    if (refused) return this.send(res, refused);
     const b = scripted ?? { text: ['Hello from the mock.'] };
     const stream = record.path.endsWith(':streamGenerateContent');
     const model = b.model ?? decodeURIComponent(/models\/([^:]+):/.exec(record.path)?.[1] ?? 'gemini-2.5-flash');

@@ -1,19 +1,29 @@
-// Providers (instance admins): add, change address or key, check, remove; built-ins take only a key.
+// Providers (instance admins): add, change address or key, check, remove; built-ins take a key and
+// may be pointed at another address (a regional endpoint, an egress proxy) or back at their default.
 import { useState } from 'preact/hooks';
 import { api, seg } from '../api.js';
 import { html, useLoad, useForm, Form, Field, Loaded, Paged, Empty, ConfirmButton, CheckBadge, when } from '../ui.js';
 
 
+/** A built-in provider's address set by an instance admin, or '' when it uses its default. */
+const setAddress = (p) => (p.built_in && p.address !== p.default_address ? p.address : '');
+
 function Edit({ provider, done }) {
-  const form = useForm({ address: provider.built_in ? '' : provider.address, api_key: '' });
+  const own = provider.built_in ? setAddress(provider) : provider.address;
+  const form = useForm({ address: own, api_key: '' });
+  const hint = provider.built_in
+    ? `Leave empty to use the default, ${provider.default_address}. Another address (a regional endpoint, your egress proxy) is the API base without /chat/completions.`
+    : 'The API base without /chat/completions, as the service reaches it.';
   return html`<${Form} form=${form} title=${`Change ${provider.name}`} submitLabel="Save and check" onSubmit=${async (v) => {
     const body = {};
-    if (!provider.built_in && v.address !== provider.address) body.address = v.address;
+    const address = v.address.trim();
+    // For a built-in, an emptied field clears the address set here (null): its default applies again.
+    if (address !== own) body.address = provider.built_in && address === '' ? null : address;
     if (v.api_key) body.api_key = v.api_key;
     await api('PATCH', `/providers/${seg(provider.name)}`, body);
     done();
   }}>
-    ${!provider.built_in && html`<${Field} form=${form} name="address" label="Address" type="url" hint="The API base without /chat/completions, as the service reaches it." />`}
+    <${Field} form=${form} name="address" label="Address" type="url" hint=${hint} />
     <${Field} form=${form} name="api_key" label="New API key" type="password" autocomplete="off" hint="Leave empty to keep the stored key." />
     <button type="button" onClick=${() => done()}>Cancel</button>
   </${Form}>`;
@@ -23,7 +33,7 @@ function Table({ caption, rows, check, edit, reload, empty }) {
   if (rows.length === 0) return html`<${Empty}>${empty}</${Empty}>`;
   return html`<${Paged} caption=${caption} rows=${rows} head=${['Name', 'Address', 'Key', 'Check', 'Checked', '']}
     row=${(p) => html`<tr data-provider=${p.name}>
-      <td>${p.name}</td><td><code>${p.address}</code></td><td>${p.has_key ? 'set' : 'none'}</td>
+      <td>${p.name}</td><td><code>${p.address}</code>${setAddress(p) && html` <span class="hint">(set here; default <code>${p.default_address}</code>)</span>`}</td><td>${p.has_key ? 'set' : 'none'}</td>
       <td><${CheckBadge} check=${p.check} /></td><td>${when(p.checked_at)}</td>
       <td class="actions">
         <button type="button" onClick=${() => check(p)}>Check ${p.name}</button>
@@ -51,7 +61,7 @@ export function Providers() {
       <${Table} caption="Added providers" rows=${d.data.filter((p) => !p.built_in)} check=${check} edit=${setEditing} reload=${list.reload}
         empty="No providers added yet. Add any Chat-Completions-compatible server below (a local vLLM, llama.cpp or Ollama), then add its models on the Models page." />
       <h2>Built-in providers</h2>
-      <p class="hint">They need only a key (Change); their priced models are listed on the Models page.</p>
+      <p class="hint">They need only a key (Change), and may be pointed at another address, such as a regional endpoint or your egress proxy; their priced models are listed on the Models page.</p>
       <${Table} caption="Built-in providers" rows=${d.data.filter((p) => p.built_in)} check=${check} edit=${setEditing} reload=${list.reload} empty="No built-in providers in this service." />`}</${Loaded}>
     ${editing && html`<${Edit} key=${editing.name} provider=${editing} done=${() => { setEditing(null); list.reload(); }} />`}
     <${Form} form=${form} title="Add a provider" submitLabel="Add and check" onSubmit=${async (v) => {
