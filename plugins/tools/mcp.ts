@@ -1,4 +1,5 @@
 import type { AuthProvider, Client, FetchLike } from '@modelcontextprotocol/client';
+import { endSession, trackNotifications } from './sessions.js';
 import { withStdioServer, type StdioAddress } from './stdio.js';
 
 type Sdk = typeof import('@modelcontextprotocol/client');
@@ -66,8 +67,11 @@ export function cappedFetch(maxBytes: number): FetchLike {
 
 /**
  * One short-lived MCP session: connect (version negotiation `auto`, so servers speaking the
- * 2026-07-28 revision and 2025-era servers both work), run `fn`, close. A connection per use keeps
- * no state between requests or replicas; tool lists are cached by the caller.
+ * 2026-07-28 revision and 2025-era servers both work), run `fn`, end the session. A connection per
+ * use keeps no state between requests or replicas; tool lists are cached by the caller. A call
+ * that times out or is aborted is cancelled by the SDK (a `notifications/cancelled`, or on the
+ * 2026 revision the call's response stream closed); the session is ended after it, in the
+ * background (sessions.ts), so the cancel arrives and a stateful server's session is deleted.
  */
 export async function withServer<T>(addr: ServerAddress, limits: { maxBytes: number; timeoutMs: number }, signal: AbortSignal, fn: (c: Client, signal: AbortSignal) => Promise<T>): Promise<T> {
   if (addr.transport === 'stdio') return withStdioServer(addr, limits, signal, fn);
@@ -77,6 +81,7 @@ export async function withServer<T>(addr: ServerAddress, limits: { maxBytes: num
   const { Client, SSEClientTransport, StreamableHTTPClientTransport } = await mcp();
   const transport = addr.transport === 'sse' ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, { ...opts, redirectPolicy: 'same-origin' as const });
   const client = new Client({ name: 'svc', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  const notifications = trackNotifications(transport);
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const both = AbortSignal.any([signal, timeout]);
   try {
@@ -90,7 +95,7 @@ export async function withServer<T>(addr: ServerAddress, limits: { maxBytes: num
     if (cause instanceof ToolServerFailure) throw cause;
     throw new ToolServerFailure(String((err as Error)?.message ?? '').includes('fetch failed') ? 'unreachable' : 'protocol');
   } finally {
-    await client.close().catch(() => {});
+    void endSession(client, transport, notifications);
   }
 }
 
