@@ -1,4 +1,5 @@
-import type { AuthProvider, Client, FetchLike } from '@modelcontextprotocol/client';
+import type { AuthProvider, Client } from '@modelcontextprotocol/client';
+import { cappedFetch } from './capped-fetch.js';
 import { endSession, trackNotifications } from './sessions.js';
 import { withStdioServer, type StdioAddress } from './stdio.js';
 
@@ -43,29 +44,6 @@ export class ToolServerFailure extends Error {
 }
 
 /**
- * A fetch that the MCP client reads tool servers through: it refuses redirects (a server could
- * otherwise redirect around the origin allow-list) and errors a response body beyond `maxBytes`
- * while it streams in, since the SDK buffers a whole result before its caller can cut it
- * (docs/TOOLS-NOTES.md).
- */
-export function cappedFetch(maxBytes: number): FetchLike {
-  return async (url, init) => {
-    const res = await fetch(url, { ...init, redirect: 'manual' });
-    if (res.status >= 300 && res.status < 400) throw new ToolServerFailure('redirect');
-    if (!res.body) return res;
-    let seen = 0;
-    const limiter = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength;
-        if (seen > maxBytes) controller.error(new ToolServerFailure('too_large'));
-        else controller.enqueue(chunk);
-      },
-    });
-    return new Response(res.body.pipeThrough(limiter), { status: res.status, statusText: res.statusText, headers: res.headers });
-  };
-}
-
-/**
  * One short-lived MCP session: connect (version negotiation `auto`, so servers speaking the
  * 2026-07-28 revision and 2025-era servers both work), run `fn`, end the session. A connection per
  * use keeps no state between requests or replicas; tool lists are cached by the caller. A call
@@ -76,19 +54,22 @@ export function cappedFetch(maxBytes: number): FetchLike {
 export async function withServer<T>(addr: ServerAddress, limits: { maxBytes: number; timeoutMs: number }, signal: AbortSignal, fn: (c: Client, signal: AbortSignal) => Promise<T>): Promise<T> {
   if (addr.transport === 'stdio') return withStdioServer(addr, limits, signal, fn);
   const requestInit: RequestInit = addr.bearer ? { headers: { authorization: `Bearer ${addr.bearer}` } } : {};
-  const opts = { requestInit, fetch: cappedFetch(limits.maxBytes), ...(addr.auth ? { authProvider: addr.auth } : {}) };
+  // A response passing maxBytes ends the call at once, as too large (capped-fetch.ts).
+  const tooLarge = new AbortController();
+  const opts = { requestInit, fetch: cappedFetch(limits.maxBytes, () => tooLarge.abort()), ...(addr.auth ? { authProvider: addr.auth } : {}) };
   const url = new URL(addr.url);
   const { Client, SSEClientTransport, StreamableHTTPClientTransport } = await mcp();
   const transport = addr.transport === 'sse' ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, { ...opts, redirectPolicy: 'same-origin' as const });
   const client = new Client({ name: 'svc', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
   const notifications = trackNotifications(transport);
   const timeout = AbortSignal.timeout(limits.timeoutMs);
-  const both = AbortSignal.any([signal, timeout]);
+  const both = AbortSignal.any([signal, timeout, tooLarge.signal]);
   try {
     await client.connect(transport, { signal: both, timeout: limits.timeoutMs });
     return await fn(client, both);
   } catch (err) {
     if (err instanceof ToolServerFailure) throw err;
+    if (tooLarge.signal.aborted) throw new ToolServerFailure('too_large');
     if (timeout.aborted) throw new ToolServerFailure('timeout');
     if (signal.aborted) throw signal.reason;
     const cause = (err as { cause?: unknown }).cause;

@@ -7,8 +7,8 @@ import { eventually } from '../routing/support.js';
 import { call, model, startToolsWorld, upstreamBodies, type ToolsWorld } from './support.js';
 
 /**
- * What svc owes a tool server on every remote transport: a call it gives up on is cancelled, and
- * a session it no longer needs is ended. Against real servers: the 2.x SDK's (2026-07-28,
+ * What svc owes a tool server on every remote transport: a call it gives up on is cancelled, a
+ * session it no longer needs is ended, and a result too large is refused when it passes the limit. Against real servers: the 2.x SDK's (2026-07-28,
  * `files`) and the 1.x SDK's (2025-11-25) without sessions, with sessions, and over HTTP+SSE.
  */
 const test = suite(`tools: cancelling calls and ending sessions on every transport (${shape})`);
@@ -71,6 +71,16 @@ for (const s of servers) {
       assert.equal(notices.map((m) => m.params?.requestId), [sent.id], 'the cancel names the call');
     }
     assert.equal((await w.calls(requestId)).map((r) => [r.tool, r.outcome]), [['hang', 'error']]);
+  });
+}
+
+for (const s of servers) {
+  test(`${s.name}: a result over maxResponseBytes is refused as too large as soon as it passes the limit, not after the time-out`, async () => {
+    const { told, requestId } = await oneCall(`${s.name}__flood`);
+    // Waiting for the whole call time-out instead would tell the model "did not answer in time".
+    assert.is(told, "The tool's answer was too large to use.");
+    assert.equal(s.server().calls.map((c) => c.tool), ['flood']);
+    assert.equal((await w.calls(requestId)).map((r) => [r.tool, r.outcome]), [['flood', 'error']]);
   });
 }
 
