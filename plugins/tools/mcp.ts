@@ -1,5 +1,6 @@
 import type { AuthProvider, Client } from '@modelcontextprotocol/client';
 import { cappedFetch } from './capped-fetch.js';
+import { revisions } from './revisions.js';
 import { endSession, trackNotifications } from './sessions.js';
 import { withStdioServer, type StdioAddress } from './stdio.js';
 
@@ -14,6 +15,8 @@ export const loadedMcp = (): Sdk | undefined => sdk;
 export type ServerAddress = RemoteAddress | StdioAddress;
 
 export interface RemoteAddress {
+  /** The registered server: what this replica learnt about it (revisions.ts) is kept under it. */
+  serverId: string;
   url: string;
   transport: 'streamable-http' | 'sse';
   /** A static bearer token (decrypted just before use), or null. */
@@ -45,7 +48,8 @@ export class ToolServerFailure extends Error {
 
 /**
  * One short-lived MCP session: connect (version negotiation `auto`, so servers speaking the
- * 2026-07-28 revision and 2025-era servers both work), run `fn`, end the session. A connection per
+ * 2026-07-28 revision and 2025-era servers both work; the revision a server spoke is remembered,
+ * revisions.ts), run `fn`, end the session. A connection per
  * use keeps no state between requests or replicas; tool lists are cached by the caller. A call
  * that times out or is aborted is cancelled by the SDK (a `notifications/cancelled`, or on the
  * 2026 revision the call's response stream closed); the session is ended after it, in the
@@ -64,8 +68,10 @@ export async function withServer<T>(addr: ServerAddress, limits: { maxBytes: num
   const notifications = trackNotifications(transport);
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   const both = AbortSignal.any([signal, timeout, tooLarge.signal]);
+  const prior = revisions.prior(addr.serverId);
   try {
-    await client.connect(transport, { signal: both, timeout: limits.timeoutMs });
+    await client.connect(transport, { signal: both, timeout: limits.timeoutMs, ...(prior ? { prior } : {}) });
+    if (!prior) revisions.learn(addr.serverId, client);
     return await fn(client, both);
   } catch (err) {
     if (err instanceof ToolServerFailure) throw err;
@@ -74,7 +80,10 @@ export async function withServer<T>(addr: ServerAddress, limits: { maxBytes: num
     if (signal.aborted) throw signal.reason;
     const cause = (err as { cause?: unknown }).cause;
     if (cause instanceof ToolServerFailure) throw cause;
-    throw new ToolServerFailure(String((err as Error)?.message ?? '').includes('fetch failed') ? 'unreachable' : 'protocol');
+    if (String((err as Error)?.message ?? '').includes('fetch failed')) throw new ToolServerFailure('unreachable');
+    // The server may speak another revision now: the next use probes again.
+    revisions.forget(addr.serverId);
+    throw new ToolServerFailure('protocol');
   } finally {
     void endSession(client, transport, notifications);
   }

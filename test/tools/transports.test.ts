@@ -3,15 +3,17 @@ import * as assert from 'uvu/assert';
 import { shape } from '../support/harness.js';
 import type { LocalHttpServer } from '../support/mcp-server-base.js';
 import { LegacyMcpServer } from '../support/mcp-server-legacy.js';
+import { McpTestServer } from '../support/mcp-server.js';
 import { eventually } from '../routing/support.js';
 import { call, model, startToolsWorld, upstreamBodies, type ToolsWorld } from './support.js';
 
 /**
  * What svc owes a tool server on every remote transport: a call it gives up on is cancelled, a
- * session it no longer needs is ended, and a result too large is refused when it passes the limit. Against real servers: the 2.x SDK's (2026-07-28,
+ * session it no longer needs is ended, a result too large is refused when it passes the limit, and
+ * the protocol revision it speaks is remembered (no failing probe on every call). Against real servers: the 2.x SDK's (2026-07-28,
  * `files`) and the 1.x SDK's (2025-11-25) without sessions, with sessions, and over HTTP+SSE.
  */
-const test = suite(`tools: cancelling calls and ending sessions on every transport (${shape})`);
+const test = suite(`tools: cancels, sessions, size limits and protocol revisions on every transport (${shape})`);
 let w: ToolsWorld;
 let legacy: LegacyMcpServer;
 const servers: Array<{ name: string; server: () => LocalHttpServer; cancelNotice: boolean }> = [
@@ -54,7 +56,7 @@ async function oneCall(fn: string, args: Record<string, unknown> = {}): Promise<
   const { data, response } = await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv } }).withResponse();
   assert.is(response.status, 200);
   assert.is(data.choices[0]!.message.content, 'Done.');
-  return { told: upstreamBodies(w.mock)[1].messages.at(-1).content, requestId: response.headers.get('x-svc-request-id')! };
+  return { told: upstreamBodies(w.mock).at(-1).messages.at(-1).content, requestId: response.headers.get('x-svc-request-id')! };
 }
 
 for (const s of servers) {
@@ -94,5 +96,32 @@ test('stateful Streamable HTTP: every session svc opens (listing, calls, a call 
   assert.ok((await eventually(async () => legacy.openSessions === 0, 3000)) >= 0, `sessions left open: ${legacy.openSessions}`);
   assert.equal([...legacy.closedSessions].sort(), [...legacy.sessions].sort(), 'each was ended by svc (DELETE)');
 });
+
+const revisions = [
+  { transport: 'streamable-http', path: '/mcp', era: '2026-07-28' },
+  { transport: 'streamable-http', path: '/mcp', era: '2025-11-25' },
+  { transport: 'streamable-http', path: '/stateful', era: '2025-11-25' },
+  { transport: 'sse', path: '/sse', era: '2025-11-25' },
+] as const;
+for (const r of revisions) {
+  test(`${r.era} over ${r.transport} (${r.path}): the revision is learnt at the first contact and remembered, not probed with server/discover on every call`, async () => {
+    // A server of its own, so that only this test's sessions reach it.
+    const server: LocalHttpServer = r.era === '2026-07-28' ? await new McpTestServer().start() : await new LegacyMcpServer().start();
+    await w.admin.ok('POST', '/tool-origins', { origin: server.origin });
+    const added = await w.ws('POST', '/tool-servers', { name: 'rev', url: `${server.origin}${r.path}`, transport: r.transport });
+    try {
+      assert.is((await w.ws('GET', `/tool-servers/${added.body.id}/tools?refresh=true`)).status, 200);
+      for (const q of ['owl', 'wren']) assert.match((await oneCall('rev__lookup', { q })).told, new RegExp(`found: ${q}$`));
+      const methods = server.received.map((m) => m.method);
+      assert.is(methods.filter((m) => m === 'server/discover').length, 1, `one probe, at the listing: ${methods.join(' ')}`);
+      assert.is(methods.filter((m) => m === 'tools/call').length, 2);
+      // A 2025 server still gets its initialize handshake on each session (the revision needs it).
+      assert.is(methods.filter((m) => m === 'initialize').length, r.era === '2026-07-28' ? 0 : 3);
+    } finally {
+      await w.ws('DELETE', `/tool-servers/${added.body.id}`);
+      await server.stop();
+    }
+  });
+}
 
 test.run();
