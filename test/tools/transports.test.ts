@@ -5,7 +5,7 @@ import type { LocalHttpServer } from '../support/mcp-server-base.js';
 import { LegacyMcpServer } from '../support/mcp-server-legacy.js';
 import { McpTestServer } from '../support/mcp-server.js';
 import { eventually } from '../routing/support.js';
-import { call, model, startToolsWorld, upstreamBodies, type ToolsWorld } from './support.js';
+import { callOnce, startToolsWorld, type ToolsWorld } from './support.js';
 
 /**
  * What svc owes a tool server on every remote transport: a call it gives up on is cancelled, a
@@ -46,18 +46,7 @@ test.before.each(() => {
   }
 });
 
-const ask = { model, messages: [{ role: 'user' as const, content: 'Use the tool' }] };
-
-/** One chat request whose model calls `fn` once; what the model was told about it, and the request id. */
-async function oneCall(fn: string, args: Record<string, unknown> = {}): Promise<{ told: string; requestId: string }> {
-  const conv = await w.conversation();
-  w.mock.enqueue({ reply: { content: null, tool_calls: [call(fn, args)] } });
-  w.mock.enqueue({ reply: { content: 'Done.' } });
-  const { data, response } = await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv } }).withResponse();
-  assert.is(response.status, 200);
-  assert.is(data.choices[0]!.message.content, 'Done.');
-  return { told: upstreamBodies(w.mock).at(-1).messages.at(-1).content, requestId: response.headers.get('x-svc-request-id')! };
-}
+const oneCall = (fn: string, args?: Record<string, unknown>) => callOnce(w, fn, args);
 
 for (const s of servers) {
   test(`${s.name}: a call that times out is cancelled on the server${s.cancelNotice ? ' with notifications/cancelled' : ' (its response stream closed)'}`, async () => {
