@@ -108,12 +108,13 @@ export class ToolCatalog {
     const secret = stored ? this.vault.decrypt(stored, vaultContext(s.id)) : null;
     if (s.transport !== 'stdio') {
       const auth = (await this.auth?.authFor(s)) ?? null;
-      return { url: s.url, transport: s.transport, bearer: secret, ...(auth ? { auth } : {}) };
+      return { serverId: s.id, url: s.url, transport: s.transport, bearer: secret, ...(auth ? { auth } : {}) };
     }
     const start = sandboxStart(s.launch!, secret ? (JSON.parse(secret) as Record<string, string>) : {});
     const sandbox = this.sandbox();
     return {
       transport: 'stdio',
+      serverId: s.id,
       key: JSON.stringify([start.command, start.args]),
       open: (maxMessageBytes) => (sandbox?.configured ? sandbox.open({ ...start, maxMessageBytes }) : null),
     };

@@ -103,7 +103,7 @@ export default definePlugin({
       if (answering !== undefined) {
         const approve = approveId !== undefined;
         const approval = await approvals.answer(p, conv.id, answering, approve, approve ? 'x-svc-approve' : 'x-svc-deny');
-        await records.answer(approval.id, approve ? 'approved' : 'refused');
+        await records.answer(approval.id, approve ? 'approved' : 'refused', rc.id);
         if (scope === 'always') await approvals.grant(p, approval.serverId, approval.tool);
         resume = { approval, approve };
         rc.state.answersApproval = approval.id;

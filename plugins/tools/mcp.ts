@@ -1,4 +1,7 @@
-import type { AuthProvider, Client, FetchLike } from '@modelcontextprotocol/client';
+import type { AuthProvider, Client } from '@modelcontextprotocol/client';
+import { cappedFetch } from './capped-fetch.js';
+import { revisions } from './revisions.js';
+import { endSession, trackNotifications } from './sessions.js';
 import { withStdioServer, type StdioAddress } from './stdio.js';
 
 type Sdk = typeof import('@modelcontextprotocol/client');
@@ -12,6 +15,8 @@ export const loadedMcp = (): Sdk | undefined => sdk;
 export type ServerAddress = RemoteAddress | StdioAddress;
 
 export interface RemoteAddress {
+  /** The registered server: what this replica learnt about it (revisions.ts) is kept under it. */
+  serverId: string;
   url: string;
   transport: 'streamable-http' | 'sse';
   /** A static bearer token (decrypted just before use), or null. */
@@ -42,55 +47,45 @@ export class ToolServerFailure extends Error {
 }
 
 /**
- * A fetch that the MCP client reads tool servers through: it refuses redirects (a server could
- * otherwise redirect around the origin allow-list) and errors a response body beyond `maxBytes`
- * while it streams in, since the SDK buffers a whole result before its caller can cut it
- * (docs/TOOLS-NOTES.md).
- */
-export function cappedFetch(maxBytes: number): FetchLike {
-  return async (url, init) => {
-    const res = await fetch(url, { ...init, redirect: 'manual' });
-    if (res.status >= 300 && res.status < 400) throw new ToolServerFailure('redirect');
-    if (!res.body) return res;
-    let seen = 0;
-    const limiter = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        seen += chunk.byteLength;
-        if (seen > maxBytes) controller.error(new ToolServerFailure('too_large'));
-        else controller.enqueue(chunk);
-      },
-    });
-    return new Response(res.body.pipeThrough(limiter), { status: res.status, statusText: res.statusText, headers: res.headers });
-  };
-}
-
-/**
  * One short-lived MCP session: connect (version negotiation `auto`, so servers speaking the
- * 2026-07-28 revision and 2025-era servers both work), run `fn`, close. A connection per use keeps
- * no state between requests or replicas; tool lists are cached by the caller.
+ * 2026-07-28 revision and 2025-era servers both work; the revision a server spoke is remembered,
+ * revisions.ts), run `fn`, end the session. A connection per
+ * use keeps no state between requests or replicas; tool lists are cached by the caller. A call
+ * that times out or is aborted is cancelled by the SDK (a `notifications/cancelled`, or on the
+ * 2026 revision the call's response stream closed); the session is ended after it, in the
+ * background (sessions.ts), so the cancel arrives and a stateful server's session is deleted.
  */
 export async function withServer<T>(addr: ServerAddress, limits: { maxBytes: number; timeoutMs: number }, signal: AbortSignal, fn: (c: Client, signal: AbortSignal) => Promise<T>): Promise<T> {
   if (addr.transport === 'stdio') return withStdioServer(addr, limits, signal, fn);
   const requestInit: RequestInit = addr.bearer ? { headers: { authorization: `Bearer ${addr.bearer}` } } : {};
-  const opts = { requestInit, fetch: cappedFetch(limits.maxBytes), ...(addr.auth ? { authProvider: addr.auth } : {}) };
+  // A response passing maxBytes ends the call at once, as too large (capped-fetch.ts).
+  const tooLarge = new AbortController();
+  const opts = { requestInit, fetch: cappedFetch(limits.maxBytes, () => tooLarge.abort()), ...(addr.auth ? { authProvider: addr.auth } : {}) };
   const url = new URL(addr.url);
   const { Client, SSEClientTransport, StreamableHTTPClientTransport } = await mcp();
   const transport = addr.transport === 'sse' ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, { ...opts, redirectPolicy: 'same-origin' as const });
   const client = new Client({ name: 'svc', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+  const notifications = trackNotifications(transport);
   const timeout = AbortSignal.timeout(limits.timeoutMs);
-  const both = AbortSignal.any([signal, timeout]);
+  const both = AbortSignal.any([signal, timeout, tooLarge.signal]);
+  const prior = revisions.prior(addr.serverId);
   try {
-    await client.connect(transport, { signal: both, timeout: limits.timeoutMs });
+    await client.connect(transport, { signal: both, timeout: limits.timeoutMs, ...(prior ? { prior } : {}) });
+    if (!prior) revisions.learn(addr.serverId, client);
     return await fn(client, both);
   } catch (err) {
     if (err instanceof ToolServerFailure) throw err;
+    if (tooLarge.signal.aborted) throw new ToolServerFailure('too_large');
     if (timeout.aborted) throw new ToolServerFailure('timeout');
     if (signal.aborted) throw signal.reason;
     const cause = (err as { cause?: unknown }).cause;
     if (cause instanceof ToolServerFailure) throw cause;
-    throw new ToolServerFailure(String((err as Error)?.message ?? '').includes('fetch failed') ? 'unreachable' : 'protocol');
+    if (String((err as Error)?.message ?? '').includes('fetch failed')) throw new ToolServerFailure('unreachable');
+    // The server may speak another revision now: the next use probes again.
+    revisions.forget(addr.serverId);
+    throw new ToolServerFailure('protocol');
   } finally {
-    await client.close().catch(() => {});
+    void endSession(client, transport, notifications);
   }
 }
 

@@ -88,8 +88,21 @@ const stdio = [
   'alter table tool_servers add column env text',
 ];
 
+/**
+ * An approval's answer beside the pending record (`answer`: approved or refused; the answering
+ * request's id), instead of rewriting its outcome. Records written before held only the answer in
+ * `outcome` (every approved or refused record was a pending one): they are pending again with
+ * their answer beside; which request answered was not kept.
+ */
+const answers = [
+  'alter table tool_calls add column answer varchar(20)',
+  'alter table tool_calls add column answer_request_id varchar(40)',
+  "update tool_calls set answer = outcome, outcome = 'pending' where outcome in ('approved', 'refused') and approval_id is not null",
+];
+
 export const migrations: Migration[] = [
   { id: 'tools-001-tables', sqlite: all, postgresql: all },
   ...oauthMigrations,
   { id: 'tools-003-stdio', sqlite: stdio, postgresql: stdio },
+  { id: 'tools-004-answers', sqlite: answers, postgresql: answers },
 ];

@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
 import { orderedId, type Store } from '../../kernel/index.js';
 
-/** ok, error: the call ran; denied: origin not allowed; pending → approved or refused: an approval. */
-export type CallOutcome = 'ok' | 'error' | 'denied' | 'pending' | 'approved' | 'refused';
+/**
+ * What happened to a call in the request of its record: ok, error: it ran; denied: origin not
+ * allowed; pending: it stopped for an approval; refused: this request answered that approval with
+ * `x-svc-deny`. A record is never rewritten to another outcome: a pending one gets the answer
+ * beside it (`answer`, `answerRequestId`), and the answering request has its own record (the
+ * approved call's ok or error, or refused).
+ */
+export type CallOutcome = 'ok' | 'error' | 'denied' | 'pending' | 'refused';
 
 export interface CallRecord {
   requestId: string;
@@ -20,6 +26,7 @@ export interface CallRecord {
 interface Row {
   id: string; request_id: string; server_id: string; tool: string; arguments_bytes: number; arguments_sha256: string;
   outcome: string; duration_ms: number; approval_id: string | null; created_at: number | string;
+  answer: 'approved' | 'refused' | null; answer_request_id: string | null;
 }
 
 /** Tool call records (issue 13 item 5), linked to the request's trace by its request id. */
@@ -36,20 +43,20 @@ export class CallRecords {
     return id;
   }
 
-  /** The pending record of an approval becomes approved or refused. */
-  async answer(approvalId: string, outcome: 'approved' | 'refused'): Promise<void> {
-    await this.store.execute("update tool_calls set outcome = ? where approval_id = ? and outcome = 'pending'", [outcome, approvalId]);
+  /** The pending record of an approval gets its answer and the request that gave it; it stays pending (what happened in its own request). */
+  async answer(approvalId: string, answer: 'approved' | 'refused', requestId: string): Promise<void> {
+    await this.store.execute("update tool_calls set answer = ?, answer_request_id = ? where approval_id = ? and outcome = 'pending' and answer is null", [answer, requestId, approvalId]);
+  }
+
+  /** The answer was undone (Approvals.reopen): the call waits again. */
+  async reopen(approvalId: string): Promise<void> {
+    await this.store.execute("update tool_calls set answer = null, answer_request_id = null where approval_id = ? and outcome = 'pending'", [approvalId]);
   }
 
   /**
    * Records of a workspace, newest first; with `requestId`, that request's calls in the order they
    * ran. Keyset paging on (created_at, id): `cursor` is the previous page's `next_cursor`.
    */
-  /** The answer was undone (Approvals.reopen): the call is pending again. */
-  async reopen(approvalId: string): Promise<void> {
-    await this.store.execute("update tool_calls set outcome = 'pending' where approval_id = ? and outcome in ('approved', 'refused')", [approvalId]);
-  }
-
   async list(workspaceId: string, q: { requestId?: string; cursor?: string; limit: number }) {
     const inOrder = Boolean(q.requestId);
     const where = ['workspace_id = ?'];
@@ -71,7 +78,8 @@ export class CallRecords {
     return {
       data: page.map((r) => ({
         id: r.id, request_id: r.request_id, server_id: r.server_id, tool: r.tool, arguments_bytes: Number(r.arguments_bytes), arguments_sha256: r.arguments_sha256,
-        outcome: r.outcome, duration_ms: Number(r.duration_ms), approval_id: r.approval_id, created_at: new Date(Number(r.created_at)).toISOString(),
+        outcome: r.outcome, duration_ms: Number(r.duration_ms), approval_id: r.approval_id, answer: r.answer, answer_request_id: r.answer_request_id,
+        created_at: new Date(Number(r.created_at)).toISOString(),
       })),
       next_cursor: rows.length > q.limit && last ? `${Number(last.created_at)}_${last.id}` : null,
     };

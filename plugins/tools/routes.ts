@@ -25,7 +25,11 @@ const ToolView = Type.Object({
 });
 const CallView = Type.Object({
   id: Type.String(), request_id: Type.String(), server_id: Type.String(), tool: Type.String(), arguments_bytes: Type.Integer(), arguments_sha256: Type.String(),
-  outcome: Type.String({ description: 'ok, error, denied, pending, approved or refused' }), duration_ms: Type.Integer(), approval_id: Type.Union([Type.String(), Type.Null()]), created_at: Type.String(),
+  outcome: Type.String({ description: 'What happened in this request: ok, error, denied, pending (stopped for approval) or refused (this request answered x-svc-deny)' }),
+  duration_ms: Type.Integer(), approval_id: Type.Union([Type.String(), Type.Null()]),
+  answer: Type.Union([Type.Literal('approved'), Type.Literal('refused'), Type.Null()], { description: 'A pending call: how its approval was answered (null while it waits)' }),
+  answer_request_id: Type.Union([Type.String(), Type.Null()], { description: 'A pending call: the request that answered its approval' }),
+  created_at: Type.String(),
 });
 
 const serverView = (s: ToolServer, allowed: string[], signIn?: SignInState) => ({

@@ -100,20 +100,25 @@ export class Runner {
    * the arguments or the result.
    */
   async note(call: ToolCall, tool: WorkspaceTool, outcome: CallOutcome, started: number, approvalId: string | null): Promise<void> {
+    await this.record(call, tool.server.id, tool.name, outcome, started, approvalId);
+  }
+
+  /**
+   * A call refused by `x-svc-deny` in this request: its own record and span, `refused` (the
+   * stopped request's record stays `pending`, with the answer beside it).
+   */
+  async noteRefused(call: ToolCall, approval: { id: string; serverId: string; tool: string }): Promise<void> {
+    await this.record(call, approval.serverId, approval.tool, 'refused', performance.now(), approval.id);
+  }
+
+  private async record(call: ToolCall, serverId: string, tool: string, outcome: CallOutcome, started: number, approvalId: string | null): Promise<void> {
     const ended = performance.now();
     const argumentsText = call.function.arguments ?? '';
     const { ctx, principal } = this;
     const recordId = await this.env.records.add({
-      requestId: ctx.id, workspaceId: principal.workspaceId, personId: principal.personId, serverId: tool.server.id, tool: tool.name,
-      argumentsText, outcome, durationMs: ended - started, approvalId,
+      requestId: ctx.id, workspaceId: principal.workspaceId, personId: principal.personId, serverId, tool, argumentsText, outcome, durationMs: ended - started, approvalId,
     });
-    this.span(call, tool.server.id, tool.name, outcome, started, ended, { recordId, approvalId });
-  }
-
-  /** The span of a call refused by `x-svc-deny` in this request (its record, made when it stopped, now says refused). */
-  noteRefused(call: ToolCall, approval: { id: string; serverId: string; tool: string }): void {
-    const now = performance.now();
-    this.span(call, approval.serverId, approval.tool, 'refused', now, now, { approvalId: approval.id });
+    this.span(call, serverId, tool, outcome, started, ended, { recordId, approvalId });
   }
 
   private span(call: ToolCall, serverId: string, tool: string, outcome: CallOutcome, started: number, ended: number, ids: Pick<ToolCallSpan, 'recordId' | 'approvalId'>): void {

@@ -1,6 +1,7 @@
 import type { Client, JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { SandboxExitReason, SandboxSession } from '../../kernel/index.js';
 import { mcp, ToolServerFailure } from './mcp.js';
+import { revisions } from './revisions.js';
 
 /**
  * How svc reaches a command-line (stdio) server: it never does itself. Each listing or call opens
@@ -9,6 +10,8 @@ import { mcp, ToolServerFailure } from './mcp.js';
  */
 export interface StdioAddress {
   transport: 'stdio';
+  /** The registered server: what this replica learnt about its revision is kept under it (revisions.ts). */
+  serverId: string;
   /** The command line (never the environment): names the server for what this replica learnt about it. */
   key: string;
   open(maxMessageBytes: number): SandboxSession | null;
@@ -89,9 +92,12 @@ export async function withStdioServer<T>(addr: StdioAddress, limits: { maxBytes:
     const { Client } = await mcp();
     const client = new Client({ name: 'svc', version: '1.0.0' }, { versionNegotiation: { mode } });
     let connected = false;
+    // The revision learnt at an earlier call saves the probe (revisions.ts); `legacy` mode never probes.
+    const prior = mode === 'auto' ? revisions.prior(addr.serverId) : undefined;
     try {
-      await client.connect(transport, { signal: both, timeout: limits.timeoutMs });
+      await client.connect(transport, { signal: both, timeout: limits.timeoutMs, ...(prior ? { prior } : {}) });
       connected = true;
+      if (mode === 'auto' && !prior) revisions.learn(addr.serverId, client);
       return await fn(client, both);
     } catch (err) {
       if (err instanceof ToolServerFailure) throw err;
@@ -103,6 +109,7 @@ export async function withStdioServer<T>(addr: StdioAddress, limits: { maxBytes:
         throw new ToolServerFailure(failureOf[exit.reason]);
       }
       if (timeout.aborted) throw new ToolServerFailure(transport.ready ? 'timeout' : 'sandbox_unavailable');
+      revisions.forget(addr.serverId); // it may speak another revision now: the next call probes again
       throw new ToolServerFailure('protocol');
     } finally {
       await client.close().catch(() => {});

@@ -61,7 +61,7 @@ export class Turns {
     // The stopped request's names map back to server and tool, whatever this request calls them.
     const current = this.runner.offered.byKey.get(`${approval.serverId}\u0000${approval.tool}`);
     const call = current ? { ...paused.call, function: { ...paused.call.function, name: current.name } } : paused.call;
-    if (!approve) this.runner.noteRefused(call, approval);
+    if (!approve) await this.runner.noteRefused(call, approval);
     const text = approve ? await this.runOne(call, { approvalId: approval.id }, signal, once(ready)) : refusedText;
     this.answered = true;
     this.added.push({ role: 'tool', tool_call_id: paused.call.id, content: text ?? refusedText });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { LocalHttpServer, sendWeb, webRequest } from './mcp-server-base.js';
+import { LocalHttpServer, readJsonRpc, sendWeb, webRequest } from './mcp-server-base.js';
 
 /** What the `recall` tool answers: a canary that must never reach logs, spans or errors. */
 export const resultCanary = 'tool-result-canary-8f3a51';
@@ -9,7 +9,7 @@ export const resultCanary = 'tool-result-canary-8f3a51';
 /**
  * A real MCP server (official SDK, Streamable HTTP, 2026-07-28 with the stateless 2025 fallback)
  * with tools that answer, fail, hang, need approval, echo their arguments and answer too much.
- * `calls` lists what it was asked, for assertions.
+ * `calls` lists what it was asked, `received` every message, `cancelled` the calls cancelled.
  */
 export class McpTestServer extends LocalHttpServer {
   private readonly handler: McpHttpHandler = createMcpHandler(() => this.tools());
@@ -42,7 +42,10 @@ export class McpTestServer extends LocalHttpServer {
       await new Promise<void>((done) => {
         const t = setTimeout(done, 60_000);
         t.unref();
-        ctx.mcpReq?.signal?.addEventListener('abort', () => done());
+        ctx.mcpReq?.signal?.addEventListener('abort', () => {
+          this.cancelled.push('hang');
+          done();
+        });
       });
       return text('too late');
     });
@@ -68,7 +71,13 @@ export class McpTestServer extends LocalHttpServer {
   protected async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       if (req.headers.authorization) this.authorizations.add(req.headers.authorization);
-      await sendWeb(res, await this.handler.fetch(webRequest(req, this.origin)));
+      let text: string | undefined;
+      if (req.method === 'POST') {
+        const read = await readJsonRpc(req);
+        this.received.push(...read.messages);
+        text = read.text;
+      }
+      await sendWeb(res, await this.handler.fetch(webRequest(req, this.origin, res, text)));
     } catch {
       if (!res.headersSent) res.writeHead(500);
       res.end();

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
+import { TracingFlushToken } from '../../plugins/tracing/index.js';
 import { shape } from '../support/harness.js';
 import { Admin } from '../support/provision.js';
 import { eventually } from '../routing/support.js';
@@ -48,8 +49,10 @@ test('a tool that needs approval stops the reply with svc.pending_approval; appr
     { role: 'assistant', content: 'I will delete it.', tool_calls: [del] },
     { role: 'tool', content: 'deleted 42', tool_call_id: del.id },
   ]);
-  assert.equal((await w.calls(requestId)).map((r) => r.outcome), ['approved']);
-  assert.equal((await w.calls(response.headers.get('x-svc-request-id')!)).map((r) => [r.tool, r.outcome, r.approval_id]), [['delete_item', 'ok', id]]);
+  // The stopped request's record keeps what happened there (pending), with the answer and who gave it.
+  const approving = response.headers.get('x-svc-request-id')!;
+  assert.equal((await w.calls(requestId)).map((r) => [r.outcome, r.answer, r.answer_request_id]), [['pending', 'approved', approving]]);
+  assert.equal((await w.calls(approving)).map((r) => [r.tool, r.outcome, r.approval_id, r.answer]), [['delete_item', 'ok', id, null]]);
   // Answered already: 404 not_found with a message saying so; nothing runs again.
   const again = w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-approve': id } });
   assert.equal(await refusal(again), [404, 'not_found', 'x-svc-approve']);
@@ -66,12 +69,12 @@ test('an answer refused before it took effect (402) leaves the approval waiting;
     await w.admin.ok('DELETE', `/budget-caps/${cap.id}`);
   }
   assert.equal(w.mcp.calls, [], 'nothing ran');
-  assert.equal((await w.calls(requestId)).map((r) => r.outcome), ['pending'], 'the call waits again');
+  assert.equal((await w.calls(requestId)).map((r) => [r.outcome, r.answer, r.answer_request_id]), [['pending', null, null]], 'the call waits again');
   w.mock.enqueue({ reply: { content: 'Item 42 is deleted.' } });
   const done = await w.client.chat.completions.create(ask, { headers });
   assert.is(done.choices[0]!.message.content, 'Item 42 is deleted.');
   assert.equal(w.mcp.calls, [{ tool: 'delete_item', args: { id: '42' } }]);
-  assert.equal((await w.calls(requestId)).map((r) => r.outcome), ['approved']);
+  assert.equal((await w.calls(requestId)).map((r) => [r.outcome, r.answer]), [['pending', 'approved']]);
 });
 
 test('streamed: the pending approval comes in a final chunk before [DONE]', async () => {
@@ -134,14 +137,24 @@ test('two calls needing approval in one turn: approving the first runs it and st
   ]);
 });
 
-test('deny: the call is refused, the model is told, the record says refused', async () => {
+test('deny: the call is refused and the model told; the denying request records it refused, the stopped one keeps pending with the answer', async () => {
   const { conv, id, requestId } = await waiting();
   w.mock.enqueue({ reply: { content: 'Understood, I did not delete it.' } });
-  const r = await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-deny': id } });
-  assert.is(r.choices[0]!.message.content, 'Understood, I did not delete it.');
+  const { data, response } = await w.client.chat.completions.create(ask, { headers: { 'x-svc-conversation': conv, 'x-svc-deny': id } }).withResponse();
+  assert.is(response.status, 200);
+  assert.is(data.choices[0]!.message.content, 'Understood, I did not delete it.');
   assert.equal(upstreamBodies(w.mock)[1].messages.at(-1), { role: 'tool', content: 'The user refused this tool call.', tool_call_id: del.id });
   assert.equal(w.mcp.calls, []);
-  assert.equal((await w.calls(requestId)).map((r) => r.outcome), ['refused']);
+  const denying = response.headers.get('x-svc-request-id')!;
+  const [stopped] = await w.calls(requestId);
+  assert.equal([stopped.tool, stopped.outcome, stopped.approval_id, stopped.answer, stopped.answer_request_id], ['delete_item', 'pending', id, 'refused', denying]);
+  const denied = await w.calls(denying);
+  assert.equal(denied.map((r) => [r.tool, r.outcome, r.approval_id, r.server_id, r.arguments_sha256, r.answer]), [['delete_item', 'refused', id, w.serverId, stopped.arguments_sha256, null]]);
+  // Its trace links the refusal to this record.
+  await w.svc.service.get(TracingFlushToken)();
+  const trace = await w.admin.ok<any>('GET', `/requests/${denying}`);
+  const span = trace.spans.find((s: any) => s.name === 'tool.call');
+  assert.equal([span.attributes['svc.outcome'], span.attributes['svc.tool_call_id'], span.attributes['svc.approval_id']], ['refused', denied[0].id, id]);
 });
 
 test('unknown approval id, another key of the same person, another person: 404 not_found; nothing runs', async () => {

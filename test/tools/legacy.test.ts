@@ -29,7 +29,7 @@ for (const [name, transport, path] of [['old', 'streamable-http', '/mcp'], ['old
     assert.is(s.status, 201);
     try {
       const tools = await w.ws('GET', `/tool-servers/${s.body.id}/tools`);
-      assert.equal(tools.body.data.map((t: any) => [t.function_name, t.needs_approval]), [[`${name}__lookup`, false]]);
+      assert.equal(tools.body.data.map((t: any) => [t.function_name, t.needs_approval]), [[`${name}__lookup`, false], [`${name}__hang`, false], [`${name}__flood`, false]]);
       const conv = await w.conversation();
       w.mock.enqueue({ reply: { content: null, tool_calls: [call(`${name}__lookup`, { q: 'heron' })] } });
       w.mock.enqueue({ reply: { content: 'A heron wades.' } });

@@ -94,7 +94,9 @@ test('streamed, with an approval: the stopped call is a pending span; x-svc-deny
   assert.equal(toolSpans(answered), [['delete_item', 'refused', approval]]);
   const refused = answered.find((s) => s.name === 'tool.call')!;
   assert.is(refused.attributes['svc.arguments_bytes'], bytes({ id: argCanary }));
-  assert.is(refused.attributes['svc.tool_call_id'], undefined, 'its record is the stopped request\'s, now refused');
+  // The denial has its own record in the answering request (the stopped request's stays pending).
+  const records = await w.calls(denied.response.headers.get('x-svc-request-id')!);
+  assert.equal(records.map((r) => [r.id, r.outcome]), [[refused.attributes['svc.tool_call_id'], 'refused']]);
   assert.not.ok(JSON.stringify([stopped, answered]).includes(argCanary));
 });
 

@@ -25,6 +25,8 @@ export interface StdioWorld extends World {
   /** A remote MCP server registered as `files`, its origin allowed. */
   mcp: McpTestServer;
   sandbox: ServiceProcess;
+  /** Stops the sandbox (if still running) and starts a fresh one on the same port. */
+  restartSandbox(): Promise<void>;
   egress: ServiceProcess;
   /** A loopback HTTP server answering `hello`, a destination behind the egress proxy. */
   hello: { server: Server; port: number };
@@ -43,11 +45,12 @@ export async function startStdioWorld(): Promise<StdioWorld> {
   chmodSync(hostDir, 0o755); // the slot users must reach their folders under it
   const hello = await helloServer();
   const egress = await startServiceProcess('egress', { SVC_EGRESS_HOST: '127.0.0.1', SVC_EGRESS_PORT: '0', SVC_EGRESS_SECRET: egressSecret });
-  const sandbox = await startServiceProcess('sandbox', {
-    SVC_SANDBOX_HOST: '127.0.0.1', SVC_SANDBOX_PORT: '0', SVC_SANDBOX_SECRET: sandboxSecret, SVC_SANDBOX_SLOTS: '1',
+  const startSandbox = (port = 0) => startServiceProcess('sandbox', {
+    SVC_SANDBOX_HOST: '127.0.0.1', SVC_SANDBOX_PORT: String(port), SVC_SANDBOX_SECRET: sandboxSecret, SVC_SANDBOX_SLOTS: '1',
     SVC_SANDBOX_WORK_DIR: join(hostDir, 'work'), SVC_SANDBOX_READ_ONLY: `${supportDir},${nodeModules}`, SVC_SANDBOX_EGRESS: `127.0.0.1:${egress.port}`,
     SVC_SANDBOX_MEMORY_MB: String(limits.memoryMb), SVC_SANDBOX_CALL_TIMEOUT_MS: String(limits.callTimeoutMs), SVC_SANDBOX_QUEUE_MS: String(limits.queueMs),
   });
+  const sandbox = await startSandbox();
   const mock = await new MockUpstream().start();
   const mcp = await new McpTestServer().start();
   const world = await startWorld(
@@ -67,8 +70,12 @@ export async function startStdioWorld(): Promise<StdioWorld> {
   if ((await ws('POST', '/tool-servers', { name: 'files', url: mcp.url })).status !== 201) throw new Error('remote server not registered');
   await world.admin.ok('POST', '/tool-origins', { origin: mcp.origin });
   const asKey = new Admin(world.svc.url, world.apiKey);
-  return {
+  const w: StdioWorld = {
     ...world, mock, mcp, sandbox, egress, hello, ws,
+    restartSandbox: async () => {
+      await w.sandbox.stop();
+      w.sandbox = await startSandbox(w.sandbox.port);
+    },
     client: new OpenAI({ baseURL: `${world.svc.url}/v1`, apiKey: world.apiKey, maxRetries: 0 }),
     conversation: async () => (await asKey.ok<{ id: string }>('POST', `/workspaces/${world.workspaceId}/conversations`, {})).id,
     calls: async (requestId) => (await world.admin.ok<{ data: any[] }>('GET', `/workspaces/${world.workspaceId}/tool-calls?request_id=${encodeURIComponent(requestId)}`)).data,
@@ -76,10 +83,11 @@ export async function startStdioWorld(): Promise<StdioWorld> {
       await world.stop();
       await mock.stop();
       await mcp.stop();
-      await sandbox.stop();
+      await w.sandbox.stop();
       await egress.stop();
       hello.server.close();
       rmSync(hostDir, { recursive: true, force: true });
     },
   };
+  return w;
 }

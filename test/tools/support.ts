@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import * as assert from 'uvu/assert';
 import { McpTestServer } from '../support/mcp-server.js';
 import { MockUpstream } from '../support/mock-upstream.js';
 import { Admin, startWorld, type World } from '../support/provision.js';
@@ -59,3 +60,17 @@ export async function refusal(p: Promise<unknown>): Promise<[number, string, unk
 
 /** Chat requests the mock received, in order. */
 export const upstreamBodies = (mock: MockUpstream): any[] => mock.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.body);
+
+/**
+ * One chat request in a new conversation whose model calls `fn` once and then answers "Done.":
+ * the result the model was told, and the request id.
+ */
+export async function callOnce(w: { mock: MockUpstream; client: OpenAI; conversation(): Promise<string> }, fn: string, args: Record<string, unknown> = {}): Promise<{ told: string; requestId: string }> {
+  const conv = await w.conversation();
+  w.mock.enqueue({ reply: { content: null, tool_calls: [call(fn, args)] } });
+  w.mock.enqueue({ reply: { content: 'Done.' } });
+  const { data, response } = await w.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Use the tool' }] }, { headers: { 'x-svc-conversation': conv } }).withResponse();
+  assert.is(response.status, 200);
+  assert.is(data.choices[0]!.message.content, 'Done.');
+  return { told: upstreamBodies(w.mock).at(-1).messages.at(-1).content, requestId: response.headers.get('x-svc-request-id')! };
+}

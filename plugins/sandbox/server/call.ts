@@ -23,13 +23,21 @@ export interface CallDeps {
  */
 const joinAndExec = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"';
 
+/** A call under way, as the sandbox's stop sees it. */
+export interface RunningCall {
+  /** Ends it now: the connection drops without an `exit` frame (the client reports the sandbox gone) and the tool server is killed. */
+  end(): void;
+  /** Settles once the call is over and its slot cleaned up (control groups removed, scratch deleted). */
+  readonly cleaned: Promise<void>;
+}
+
 /**
  * One call in one slot: a fresh scratch folder and control group, the tool server started under
  * bubblewrap, its stdout lines sent as `message` frames and the client's `message` frames written
  * to its stdin, until it exits, the client leaves, or a limit ends it. Then everything is removed;
  * what cannot be removed quarantines the slot.
  */
-export function runCall(d: CallDeps, slot: Slot, start: SandboxStart, socket: Duplex, send: (frame: object) => void): void {
+export function runCall(d: CallDeps, slot: Slot, start: SandboxStart, socket: Duplex, send: (frame: object) => void): RunningCall {
   const began = Date.now();
   slot.calls++;
   rmSync(slot.scratch, { recursive: true, force: true });
@@ -87,8 +95,17 @@ export function runCall(d: CallDeps, slot: Slot, start: SandboxStart, socket: Du
     send({ type: 'exit', reason: why, code: why === 'exited' ? code : null });
     socket.end();
     d.log.info('sandbox.call_ended', { slot: slot.index, command: start.command, reason: why, duration_ms: Date.now() - began });
-    void cleanUp(d, slot, group);
+    cleanedUp(cleanUp(d, slot, group));
   });
+  let cleanedUp!: (done: Promise<void>) => void;
+  const cleaned = new Promise<void>((resolve) => (cleanedUp = (done) => void done.then(resolve, resolve)));
+  return {
+    end: () => {
+      socket.destroy();
+      stop('closed');
+    },
+    cleaned,
+  };
 }
 
 async function cleanUp(d: CallDeps, slot: Slot, group: ReturnType<Cgroups['create']>): Promise<void> {

@@ -18,8 +18,8 @@ export interface CallGroup {
 export interface Cgroups {
   readonly mode: 'cgroup2' | 'cgroup1';
   create(name: string, memoryBytes: number, maxProcesses: number): CallGroup;
-  /** Removes this process's own groups (at exit; best effort, a leftover call group keeps them). */
-  close(): void;
+  /** Removes this process's own groups (at exit); false when one is left (a call group still in it). */
+  close(): boolean;
 }
 
 const root = '/sys/fs/cgroup';
@@ -33,8 +33,10 @@ function ownPath(controller: string): string | null {
 }
 
 const read = (f: string): string => { try { return readFileSync(f, 'utf8'); } catch { return ''; } };
-const removeEmpty = (dirs: string[]): void => {
-  for (const d of dirs) try { rmdirSync(d); } catch { /* still in use or already gone */ }
+const removeEmpty = (dirs: string[]): boolean => {
+  let left = 0;
+  for (const d of dirs) try { rmdirSync(d); } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'ENOENT') left++; }
+  return left === 0;
 };
 const pids = (dirs: string[]): number[] => dirs.flatMap((d) => read(join(d, 'cgroup.procs')).split('\n').filter(Boolean).map(Number));
 

@@ -8,6 +8,8 @@ declare module '../../../kernel/index.js' {
     'sandbox.exhausted': { slots: number };
     /** One call ended: command name (from the allow-list), never its arguments or messages. */
     'sandbox.call_ended': { slot: number; command: string; reason: string; duration_ms: number };
+    /** Stopped (SIGTERM/SIGINT): the calls it ended, after their cleanup; whether its own control groups are gone. */
+    'sandbox.stopped': { calls_ended: number; groups_removed: boolean };
   }
 }
 export {};

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Duplex } from 'node:stream';
 import { bearerMatches, createLogger, type Logger, type SandboxStart } from '../../../kernel/index.js';
 import { openCgroups, type Cgroups } from './cgroup.js';
-import { runCall } from './call.js';
+import { runCall, type RunningCall } from './call.js';
 import { readLines } from './lines.js';
 import { readSettings, type SandboxSettings } from './settings.js';
 import { SlotPool } from './slots.js';
@@ -56,7 +56,8 @@ export async function runSandbox(env: NodeJS.ProcessEnv = process.env): Promise<
   }
   limits = cgroups;
   const launcher = fileURLToPath(new URL('./launcher.js', import.meta.url));
-  const server = serve(s, pool, cgroups, launcher, log);
+  const running = new Set<RunningCall>();
+  const server = serve(s, pool, cgroups, launcher, log, running);
   server.once('error', (err: NodeJS.ErrnoException) => {
     cgroups.close();
     fail(`cannot listen (${err.code ?? 'error'})`);
@@ -65,10 +66,20 @@ export async function runSandbox(env: NodeJS.ProcessEnv = process.env): Promise<
     const a = server.address();
     log.info('sandbox.started', { host: s.host, port: typeof a === 'object' && a ? a.port : s.port, slots: s.slots, limits: cgroups.mode });
   });
+  // A stop ends the calls under way (a container runtime kills the process seconds after asking, far
+  // sooner than a call's time limit) and waits for their cleanup before removing its own control
+  // groups: exiting first would leave the calls' groups behind (issue 27 item 13).
+  let stopping = false;
   const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
     pool.close();
-    server.close(() => {
-      cgroups.close();
+    server.close();
+    const calls = [...running];
+    for (const c of calls) c.end();
+    const bound = new Promise<void>((done) => setTimeout(done, stopWaitMs).unref());
+    void Promise.race([Promise.all(calls.map((c) => c.cleaned)), bound]).then(() => {
+      log.info('sandbox.stopped', { calls_ended: calls.length, groups_removed: cgroups.close() });
       process.exit(0);
     });
   };
@@ -76,7 +87,10 @@ export async function runSandbox(env: NodeJS.ProcessEnv = process.env): Promise<
   process.on('SIGINT', stop);
 }
 
-function serve(s: SandboxSettings, pool: SlotPool, cgroups: Cgroups, launcher: string, log: Logger) {
+/** The longest a stop waits for the calls it ended to be cleaned up (killing and reaping takes well under a second). */
+const stopWaitMs = 5000;
+
+function serve(s: SandboxSettings, pool: SlotPool, cgroups: Cgroups, launcher: string, log: Logger, running: Set<RunningCall>) {
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/healthz') {
       const ok = pool.usable > 0;
@@ -117,7 +131,9 @@ function serve(s: SandboxSettings, pool: SlotPool, cgroups: Cgroups, launcher: s
       void pool.acquire(s.queueMs).then((slot) => {
         if (!slot) return end('no_free_slot');
         if (socket.destroyed || !socket.readable) return pool.release(slot, null); // the client left while queued
-        runCall({ s, pool, cgroups, launcher, log }, slot, spec, socket, send);
+        const call = runCall({ s, pool, cgroups, launcher, log }, slot, spec, socket, send);
+        running.add(call);
+        void call.cleaned.then(() => running.delete(call));
       });
     }, () => end('message_too_large'));
   });

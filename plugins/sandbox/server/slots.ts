@@ -24,6 +24,7 @@ export class SlotPool {
   readonly slots: Slot[] = [];
   private relays: Server[] = [];
   private waiters: Array<(slot: Slot | null) => void> = [];
+  private closed = false;
 
   constructor(private readonly s: SandboxSettings, private readonly log: Logger, private readonly onExhausted: () => void) {}
 
@@ -50,6 +51,7 @@ export class SlotPool {
 
   /** A free slot, waiting up to `queueMs` for one (calls queue briefly while a slot is being wiped). */
   acquire(queueMs: number): Promise<Slot | null> {
+    if (this.closed) return Promise.resolve(null);
     const slot = this.slots.find((x) => !x.busy && !x.quarantined);
     if (slot) {
       slot.busy = true;
@@ -95,7 +97,10 @@ export class SlotPool {
     return this.slots.filter((x) => !x.quarantined && !x.busy).length;
   }
 
+  /** Takes no more calls (queued ones get no slot) and closes the egress relays. */
   close(): void {
+    this.closed = true;
+    for (const w of this.waiters.splice(0)) w(null);
     for (const r of this.relays) r.close();
   }
 }

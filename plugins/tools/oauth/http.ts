@@ -1,5 +1,5 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { cappedFetch } from '../mcp.js';
+import { cappedFetch } from '../capped-fetch.js';
 
 /** svc was about to contact an origin the instance admins have not allowed (during a sign-in or a refresh). */
 export class OriginNotAllowed extends Error {

@@ -3,7 +3,10 @@ import { useState } from 'preact/hooks';
 import { api, qs, seg } from '../api.js';
 import { html, useLoad, useForm, useCursors, Form, Field, Loaded, Empty, CursorPager, when } from '../ui.js';
 
-const outcomes = { ok: 'ran', error: 'failed', denied: 'refused: origin not allowed', pending: 'waiting for approval', approved: 'approved', refused: 'refused by the person' };
+const outcomes = { ok: 'ran', error: 'failed', denied: 'refused: origin not allowed', pending: 'waiting for approval', refused: 'refused by the person' };
+// A call that stopped for approval keeps that outcome; the answer is shown beside it, with the request that gave it.
+const answers = { approved: 'stopped for approval, then approved', refused: 'stopped for approval, then refused' };
+const outcomeText = (c) => (c.outcome === 'pending' && c.answer ? answers[c.answer] ?? c.answer : outcomes[c.outcome] ?? c.outcome);
 
 export function ToolCalls({ workspaceId, serversVersion }) {
   const base = `/workspaces/${seg(workspaceId)}`;
@@ -38,7 +41,8 @@ export function ToolCalls({ workspaceId, serversVersion }) {
             <td>${when(c.created_at)}</td>
             <td><a href=${`#/requests/${seg(c.request_id)}/${seg(workspaceId)}`}><code>${c.request_id}</code></a></td>
             <td>${serverName(c.server_id)}</td><td>${c.tool}</td>
-            <td>${outcomes[c.outcome] ?? c.outcome}${c.approval_id ? html` <code>${c.approval_id}</code>` : ''}</td>
+            <td>${outcomeText(c)}${c.approval_id ? html` <code>${c.approval_id}</code>` : ''}${c.answer_request_id
+              ? html` in <a href=${`#/requests/${seg(c.answer_request_id)}/${seg(workspaceId)}`}><code>${c.answer_request_id}</code></a>` : ''}</td>
             <td>${c.duration_ms} ms</td>
             <td>${c.arguments_bytes} bytes, SHA-256 <code title=${c.arguments_sha256}>${c.arguments_sha256.slice(0, 12)}…</code></td>
           </tr>`)}</tbody>
