@@ -30,6 +30,7 @@ import { CounterSeeds } from './seeds.js';
 import { capRoutes } from './routes/caps.js';
 import { settingRoutes } from './routes/settings.js';
 import { spendRoutes } from './routes/spend.js';
+import { exportRoutes } from './routes/export.js';
 import { budgetRetention } from './retention-kinds.js';
 
 /** Writes buffered charges, ended holds and alert deliveries now (tests and the CLI read after it). */
@@ -128,6 +129,7 @@ export default definePlugin({
     capRoutes(deps);
     settingRoutes(deps);
     spendRoutes(deps);
+    exportRoutes(deps);
   },
   async start(ctx) {
     const r = stateOf(ctx);
