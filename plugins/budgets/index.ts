@@ -14,6 +14,7 @@ import {
   StoreToken,
   requestChargeMicroUsd,
   TokenCounterToken,
+  HoldsInFlightToken,
   type PluginContext,
 } from '../../kernel/index.js';
 import { Alerts } from './alerts.js';
@@ -124,6 +125,11 @@ export default definePlugin({
     });
     ctx.provide(BudgetsReapToken, () => reaper.tick());
     ctx.provide(TokenCounterToken, tokenCounter(cfg));
+    ctx.provide(HoldsInFlightToken, () => {
+      let microUsd = 0;
+      for (const l of live.all.values()) microUsd += l.hold.a;
+      return { holds: live.all.size, microUsd };
+    });
 
     const deps = { vault, admin: ctx.use(AdminApiToken), identity: ctx.use(IdentityToken), catalog, store, sync, totals, log: ctx.log, defaults: cfg.defaultThresholds };
     capRoutes(deps);

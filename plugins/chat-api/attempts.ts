@@ -78,7 +78,7 @@ export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: Abor
           env.cooldown.released(model.name);
           break;
         }
-        env.cooldown.failed(model.name);
+        if (env.cooldown.failed(model.name)) env.stats.cooldownBegan(model.provider);
         const wait = requestedWaitMs(g);
         // A vendor asking for a longer wait than the bound: move on rather than hold the client.
         if (wait !== undefined && wait > env.config.maxRetryAfterMs) break;
