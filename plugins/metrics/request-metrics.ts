@@ -7,6 +7,18 @@ const latencyBounds = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300
 const firstChunkBounds = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
 const classifierBounds = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
+/**
+ * `chargeMicroUsd` (kernel/contracts/pricing.ts) without its BigInts while the product is a safe
+ * integer (every real request): the same rounding up to a whole micro-USD, in exact integer
+ * arithmetic on doubles (`%` and the division of a multiple are exact below 2^53).
+ */
+export function charge(model: { inputMicroUsdPerMTok: number | null; outputMicroUsdPerMTok: number | null }, usage: { prompt_tokens: number; completion_tokens: number }): number {
+  const total = Math.max(0, usage.prompt_tokens) * (model.inputMicroUsdPerMTok ?? 0) + Math.max(0, usage.completion_tokens) * (model.outputMicroUsdPerMTok ?? 0);
+  if (!Number.isSafeInteger(total)) return chargeMicroUsd(model, usage);
+  const rest = total % 1_000_000;
+  return (total - rest) / 1_000_000 + (rest > 0 ? 1 : 0);
+}
+
 /** Status codes as label values, made once each (String(status) per request would allocate). */
 const statusText: string[] = [];
 const statusLabel = (status: number): string => (statusText[status] ??= String(status));
@@ -46,7 +58,11 @@ export class RequestMetrics {
     const status = outcome ? (outcome.clientClosed && outcome.status === 0 ? 499 : outcome.status) : 0;
     const errorCode = outcome?.errorCode ?? '';
     this.requests.inc(1, modelName, selection?.route ?? '', selection?.rule ?? '', statusLabel(status), errorCode);
-    this.duration.observe((performance.now() - rc.startedAt) / 1000, modelName);
+    // The end of the last phase that ran (dispatch, or the one that refused): the reply's end,
+    // already measured by the pipeline, so no clock read (and its boxed double) here.
+    const phases = rc.phases;
+    const endMs = phases && phases.length > 0 ? phases[phases.length - 1]!.end : performance.now() - rc.startedAt;
+    this.duration.observe(endMs / 1000, modelName);
     // Streams only: a whole reply's "first token" is its whole body, already in the duration.
     if (state.chat?.stream && outcome?.firstTokenMs !== null && outcome?.firstTokenMs !== undefined) this.firstChunk.observe(outcome.firstTokenMs / 1000, modelName);
     if (errorCode === 'rate_limited' && !outcome?.sent) this.rateLimited.inc(1);
@@ -67,8 +83,8 @@ export class RequestMetrics {
       const catalog = this.catalog();
       for (let i = 0; i < calls.length; i++) {
         const c = calls[i]!;
-        const charge = chargeMicroUsd(c.model, c.usage);
-        if (charge > 0) this.spend.inc(charge, catalog?.model(c.model.name)?.provider ?? model?.provider ?? '', c.model.name);
+        const micro = charge(c.model, c.usage);
+        if (micro > 0) this.spend.inc(micro, catalog?.model(c.model.name)?.provider ?? model?.provider ?? '', c.model.name);
       }
     }
     const hold = state.hold;
