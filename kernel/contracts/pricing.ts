@@ -1,3 +1,4 @@
+import { defineToken } from '../container/tokens.js';
 import type { CatalogModel } from './catalog.js';
 import type { Usage } from './chat.js';
 
@@ -60,3 +61,12 @@ export function sumUsage(calls: readonly Pick<ChargedCall, 'usage'>[]): Usage | 
   if (reasoning) total.completion_tokens_details = { reasoning_tokens: reasoning };
   return total;
 }
+
+/**
+ * The budget holds this replica has reserved and not yet settled: how many and their sum in
+ * micro-USD (the budgets plugin provides it; metrics reads it at each scrape).
+ *
+ * @example
+ * ctx.optional(HoldsInFlightToken)?.().microUsd
+ */
+export const HoldsInFlightToken = defineToken<() => { holds: number; microUsd: number }>('budgets.holds-in-flight');

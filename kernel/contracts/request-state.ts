@@ -13,6 +13,8 @@ export interface Selection {
   route?: string;
   reason?: string;
   confidence?: number;
+  /** How long the classifier took, when this request asked it (metrics). */
+  classifierMs?: number;
 }
 
 /** The hold a request reserved (integer micro-USD); null when the model is free. */

@@ -72,6 +72,10 @@ export interface DispatchStats {
     /** Streams that broke off after their first chunk. */
     interrupted: number;
   };
+  /** Cool-downs begun since start, by provider (a model skipped after repeated transient failures). */
+  cooldownsBegun(): ReadonlyMap<string, number>;
+  /** The models cooling down now (skipped while another candidate remains). */
+  coolingModels(): string[];
 }
 
 export const DispatchStatsToken = defineToken<DispatchStats>('chat-api.dispatch-stats');

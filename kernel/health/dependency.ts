@@ -67,6 +67,11 @@ export class Dependency {
     return this.errorCode !== null;
   }
 
+  /** Calls waiting for an answer now (metrics: a dependency slowing down shows here first). */
+  get pendingCalls(): number {
+    return this.pending;
+  }
+
   /** The reason it is down, for /healthz. */
   get reason(): CheckResult['error_code'] | undefined {
     return this.errorCode ?? undefined;

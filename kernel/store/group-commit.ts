@@ -40,6 +40,11 @@ export class GroupCommit {
   private running: Promise<void> | undefined;
   private lingering: NodeJS.Timeout | undefined;
   private closing = false;
+  /**
+   * Since start, for metrics: transactions committed, requests they carried, attempts retried
+   * after a failure, and requests whose writes failed for good. Plain numbers: nothing per commit.
+   */
+  readonly counts = { groups: 0, requests: 0, retries: 0, failed: 0 };
 
   /**
    * `delayMs`: how long the first request of a group waits for others before its commit starts
@@ -106,6 +111,8 @@ export class GroupCommit {
         const statements = plan(group.flatMap((g) => g.writes), this.store.dialect === 'sqlite');
         const results = await this.store.commitWrites(statements);
         statements.forEach((st, i) => st.deliver?.(results[i]!));
+        this.counts.groups++;
+        this.counts.requests += group.length;
         for (const g of group) g.done();
         return;
       } catch (err) {
@@ -118,15 +125,18 @@ export class GroupCommit {
           if (duplicate(err)) group[0]!.done();
           else {
             this.log.error('store.commit_failed', { statements: group[0]!.writes.length, error_code: String((err as { code?: unknown }).code ?? 'error') });
+            this.counts.failed++;
             group[0]!.fail(err);
           }
           return;
         }
         if (this.closing) {
           this.log.error('store.commit_abandoned', { requests: group.length + this.queue.length });
+          this.counts.failed += group.length + this.queue.length;
           for (const g of [...group, ...this.queue.splice(0)]) g.fail(err);
           return;
         }
+        this.counts.retries++;
         await sleep(Math.min(this.retryMs * 2 ** Math.min(attempt, 5), 8000), undefined, { ref: false });
       }
     }

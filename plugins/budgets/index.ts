@@ -14,6 +14,7 @@ import {
   StoreToken,
   requestChargeMicroUsd,
   TokenCounterToken,
+  HoldsInFlightToken,
   type PluginContext,
 } from '../../kernel/index.js';
 import { Alerts } from './alerts.js';
@@ -30,6 +31,7 @@ import { CounterSeeds } from './seeds.js';
 import { capRoutes } from './routes/caps.js';
 import { settingRoutes } from './routes/settings.js';
 import { spendRoutes } from './routes/spend.js';
+import { exportRoutes } from './routes/export.js';
 import { budgetRetention } from './retention-kinds.js';
 
 /** Writes buffered charges, ended holds and alert deliveries now (tests and the CLI read after it). */
@@ -123,11 +125,17 @@ export default definePlugin({
     });
     ctx.provide(BudgetsReapToken, () => reaper.tick());
     ctx.provide(TokenCounterToken, tokenCounter(cfg));
+    ctx.provide(HoldsInFlightToken, () => {
+      let microUsd = 0;
+      for (const l of live.all.values()) microUsd += l.hold.a;
+      return { holds: live.all.size, microUsd };
+    });
 
     const deps = { vault, admin: ctx.use(AdminApiToken), identity: ctx.use(IdentityToken), catalog, store, sync, totals, log: ctx.log, defaults: cfg.defaultThresholds };
     capRoutes(deps);
     settingRoutes(deps);
     spendRoutes(deps);
+    exportRoutes(deps);
   },
   async start(ctx) {
     const r = stateOf(ctx);

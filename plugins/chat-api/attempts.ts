@@ -80,7 +80,7 @@ export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: Abor
           env.cooldown.released(model.name);
           break;
         }
-        env.cooldown.failed(model.name);
+        if (env.cooldown.failed(model.name)) env.stats.cooldownBegan(model.provider);
         if (isDeadline(g)) {
           // The deadline spent the client's time: the next candidate at once; the last one only
           // once more, and only if that attempt still ends within the client's budget.

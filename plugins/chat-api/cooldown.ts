@@ -33,19 +33,29 @@ export class Cooldown {
     this.models.delete(model);
   }
 
-  /** A transient failure (a non-transient one says nothing about the model's health). */
-  failed(model: string): void {
+  /** A transient failure (a non-transient one says nothing about the model's health); true when it began a cool-down. */
+  failed(model: string): boolean {
     const s = this.models.get(model) ?? { failures: 0, until: 0, probing: false };
     s.failures++;
-    if (s.probing || s.failures >= this.failures) s.until = this.now() + this.ms;
+    const begins = s.probing || s.failures >= this.failures;
+    if (begins) s.until = this.now() + this.ms;
     s.probing = false;
     this.models.set(model, s);
+    return begins;
   }
 
   /** A probe that ended without telling (the client left, a non-transient error): let the next request probe. */
   released(model: string): void {
     const s = this.models.get(model);
     if (s) s.probing = false;
+  }
+
+  /** Models skipped now (their cool-down has not ended), for metrics. */
+  coolingNow(): string[] {
+    const now = this.now();
+    const out: string[] = [];
+    for (const [model, s] of this.models) if (s.until > now) out.push(model);
+    return out;
   }
 
   cooling(model: string): boolean {

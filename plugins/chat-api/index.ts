@@ -81,10 +81,10 @@ export default definePlugin({
       rc.state.needs = needs;
     });
     ctx.hook('select', (rc) => selectExplicit(rc, catalog));
-    const stats = new Stats();
-    ctx.provide(DispatchStatsToken, stats);
     const up = ctx.config.upstream;
     const cooldown = new Cooldown(up.cooldownFailures, up.cooldownMs);
+    const stats = new Stats(cooldown);
+    ctx.provide(DispatchStatsToken, stats);
     // The budgets plugin registers after this one: its tokenizer is looked up at the first request.
     let counter: TokenCounter | undefined;
     const env = { registry, lifecycle, log: ctx.log, stats, cooldown, config: up, get counter() { return (counter ??= ctx.optional(TokenCounterToken)) ?? counterOr(undefined); } };

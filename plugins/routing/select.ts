@@ -97,8 +97,12 @@ export async function selectRouted(rc: RequestContext, deps: SelectDeps): Promis
   }
   const text = latestUserText(rc.state.chat!.messages);
   let decision = decideBeforeClassifier(text, settings, routes, deps.thresholds);
+  let classifierMs: number | undefined;
   if (!decision) {
+    const started = performance.now();
     const result = await deps.classifier.classify(text, routes, rc.id);
+    // Only a real scoring is the classifier's latency (unavailable answers at once).
+    if (result) classifierMs = performance.now() - started;
     decision = decideAfterClassifier(text, result, settings, routes, deps.thresholds);
   }
   const candidates = candidatesOf(decision, routes, deps.catalog, workspaceId)!;
@@ -109,8 +113,13 @@ export async function selectRouted(rc: RequestContext, deps: SelectDeps): Promis
     if (kept.rule !== decision.rule || kept.route !== decision.route || kept.model !== decision.model) {
       // Another request of this conversation decided first: follow it.
       const theirs = keptCandidates(kept, routes, deps.catalog, workspaceId);
-      if (theirs) return apply(rc, kept, theirs, true);
+      if (theirs) {
+        apply(rc, kept, theirs, true);
+        if (classifierMs !== undefined) rc.state.selection!.classifierMs = classifierMs;
+        return;
+      }
     }
   }
   apply(rc, decision, candidates, false);
+  if (classifierMs !== undefined) rc.state.selection!.classifierMs = classifierMs;
 }

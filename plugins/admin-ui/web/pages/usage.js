@@ -1,4 +1,5 @@
-// Usage: spend over time, grouped by workspace, person, key, provider or model, as a chart and a table.
+// Usage: spend over time, grouped by workspace, person, key, provider or model, as a chart and a
+// table; and the export of the period's usage records as CSV or JSON lines.
 import { useState } from 'preact/hooks';
 import { api, qs, seg } from '../api.js';
 import { html, useLoad, useForm, Form, Field, Loaded, Paged, Empty, money } from '../ui.js';
@@ -33,6 +34,24 @@ function chartGroups(report, name) {
   return top;
 }
 
+/**
+ * The export of the shown period (and workspace) as a plain link: the browser streams the file to
+ * disk with the session cookie (a GET needs no CSRF header), so a year of records never sits in
+ * the page's memory as a blob would.
+ */
+function Export({ path, query }) {
+  const form = useForm({ format: 'csv', granularity: 'request', model: '', provider: '' });
+  const href = `/admin/v1${path}/export${qs({ from: query.from, to: query.to, ...form.values })}`;
+  return html`<form class="card inline" aria-labelledby="usage-export" onSubmit=${(e) => e.preventDefault()}>
+    <h2 id="usage-export">Export ${query.from} to ${query.to}</h2>
+    <${Field} form=${form} name="format" label="Format" type="select" options=${[['csv', 'CSV'], ['jsonl', 'JSON lines']]} />
+    <${Field} form=${form} name="granularity" label="Rows" type="select" options=${[['request', 'One per request'], ['day', 'One per day']]} />
+    <${Field} form=${form} name="model" label="Model (optional)" />
+    <${Field} form=${form} name="provider" label="Provider (optional)" />
+    <a class="button" href=${href} download>Download</a>
+  </form>`;
+}
+
 export function Usage({ me }) {
   const [workspaceId, setWorkspaceId] = useState(defaultWorkspace(me));
   const form = useForm({ group_by: 'model', from: isoDay(Date.now() - 29 * 86_400_000), to: isoDay(Date.now()) });
@@ -52,6 +71,7 @@ export function Usage({ me }) {
       <${Field} form=${form} name="from" label="From" type="date" />
       <${Field} form=${form} name="to" label="To" type="date" />
     </${Form}>
+    ${(workspaceId || me.person.instance_admin) && html`<${Export} path=${path} query=${query} />`}
     ${!workspaceId && !me.person.instance_admin
       ? html`<${Empty}>Choose a workspace you administer to see its spend.</${Empty}>`
       : html`<${Loaded} state=${report}>${(r) => (r.total.requests === 0
