@@ -5,10 +5,11 @@ import type { CachePort } from './port.js';
  * The cache every plugin gets: each call runs under the cache's deadline and pending bound
  * (kernel/health/dependency.ts), so a Redis that stops answering is seen as down after one
  * deadline and no call queues without bound. The Redis client's own command timeout rejects the
- * call itself; this only records what the answers say.
+ * call itself at its deadline; a call still waiting when the cache is found silent is given up at
+ * once (as that timeout would later), so a request waiting on it gets its 503 within a second.
  */
 export function guardCache(cache: CachePort, dep: Dependency): CachePort {
-  const run = <T>(fn: () => Promise<T>): Promise<T> => dep.call(fn, { abandon: false });
+  const run = <T>(fn: () => Promise<T>): Promise<T> => dep.call(fn, { abandon: false, abandonWhenDown: true });
   return {
     kind: cache.kind,
     ping: () => run(() => cache.ping()),

@@ -52,7 +52,9 @@ export const KernelConfigSchema = Type.Object(
         /** Database calls that may wait for an answer at once; more are refused at once. */
         maxPending: Type.Integer({ minimum: 1, default: 500 }),
         /** How often the database is pinged in the background, so a hang is seen without traffic. */
-        probeIntervalMs: Type.Integer({ minimum: 50, default: 1000 }),
+        probeIntervalMs: Type.Integer({ minimum: 50, default: 250 }),
+        /** Down once a call waited this long with no answer to any call meanwhile (fail closed within a second). */
+        silentMs: Type.Integer({ minimum: 50, default: 600 }),
         /**
          * How long a settled request's money records wait for others to share their transaction
          * (group commit, kernel/store/group-commit.ts); after the reply, so no client waits on it.
@@ -72,7 +74,9 @@ export const KernelConfigSchema = Type.Object(
         /** A cache command without an answer this long fails and counts as down. */
         timeoutMs: Type.Integer({ minimum: 50, default: 1500 }),
         /** How often the cache is pinged in the background. */
-        probeIntervalMs: Type.Integer({ minimum: 50, default: 1000 }),
+        probeIntervalMs: Type.Integer({ minimum: 50, default: 250 }),
+        /** Down once a command waited this long with no answer to any command meanwhile. */
+        silentMs: Type.Integer({ minimum: 50, default: 600 }),
       },
       { additionalProperties: false, default: {} },
     ),

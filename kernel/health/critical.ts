@@ -10,12 +10,14 @@ export function criticalDependencies(config: KernelConfig, store: Store, cache: 
     deadlineMs: config.database.timeoutMs,
     probeIntervalMs: config.database.probeIntervalMs,
     maxPending: config.database.maxPending,
+    silentMs: config.database.silentMs,
   });
   const cacheDep = new Dependency('cache', () => cache.ping(), log, {
     deadlineMs: config.cache.timeoutMs,
     probeIntervalMs: config.cache.probeIntervalMs,
     // Redis pipelines commands on one connection; this bounds what waits on a silent one.
     maxPending: 2000,
+    silentMs: config.cache.silentMs,
   });
   return { database, cache: cacheDep, firstDown: () => (database.down ? database : cacheDep.down ? cacheDep : null) };
 }

@@ -34,6 +34,11 @@ export interface DependencyOptions {
    * caller gives up: that is what queues); past it a call is refused at once with a DeadlineError.
    */
   maxPending: number;
+  /**
+   * Down once a call has waited this long with no answer to any call meanwhile (issue 25: fail
+   * closed within a second). A busy dependency answers something within it; a silent one does not.
+   */
+  silentMs?: number;
 }
 
 /**
@@ -55,6 +60,12 @@ export class Dependency {
   private pending = 0;
   /** When the first of the unanswered calls since the last answer gave up (performance.now()). */
   private firstTimeout: number | null = null;
+  /** Since when a call has been waiting with no answer to any call (performance.now()), or null. */
+  private waitingSince: number | null = null;
+  private watchdog: NodeJS.Timeout | undefined;
+  private readonly listeners: Array<(up: boolean) => void> = [];
+  /** Rejecters of the abandonable calls waiting now (reads, pings, cache commands). */
+  private readonly abandonable = new Set<() => void>();
 
   constructor(
     readonly name: string,
@@ -83,15 +94,23 @@ export class Dependency {
    * retried) the caller keeps waiting for the real answer, but the dependency is marked down as
    * soon as the deadline passes, so no new request is served meanwhile.
    */
-  async call<T>(fn: () => Promise<T>, options: { abandon: boolean }): Promise<T> {
+  async call<T>(fn: () => Promise<T>, options: { abandon: boolean; abandonWhenDown?: boolean }): Promise<T> {
     if (this.pending >= this.options.maxPending) {
       this.failed('timeout');
       throw new DeadlineError(this.name, this.options.deadlineMs);
     }
     this.pending++;
+    this.waitingSince ??= performance.now();
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
+    let giveUp: (() => void) | undefined;
     const deadline = new Promise<never>((_, reject) => {
+      // A call that may be abandoned is, as soon as the dependency is found silent: the request
+      // waiting on it is refused now rather than at its deadline.
+      if (options.abandon || options.abandonWhenDown) {
+        giveUp = () => reject(new DeadlineError(this.name, this.options.deadlineMs));
+        this.abandonable.add(giveUp);
+      }
       timer = setTimeout(() => {
         // After this loop turn's I/O: an answer that arrived while the event loop was busy (a
         // late timer, not a silent dependency) settles the call first.
@@ -106,6 +125,7 @@ export class Dependency {
     const work = fn().then(
       (v) => {
         settled = true;
+        if (giveUp) this.abandonable.delete(giveUp);
         this.pending--;
         clearTimeout(timer);
         this.answered();
@@ -113,27 +133,54 @@ export class Dependency {
       },
       (err: unknown) => {
         settled = true;
+        if (giveUp) this.abandonable.delete(giveUp);
         this.pending--;
         clearTimeout(timer);
         // Only a success brings it back up: a driver's own connect timeout is not always recognisable.
         const r = reachabilityOf(err);
         if (r === 'unreachable') this.failed(r);
         else if (r === 'timeout') this.timedOut();
+        else this.heard(); // a refused statement is still an answer: the dependency is not silent
         throw err;
       },
     );
-    return options.abandon ? Promise.race([work, deadline]) : work;
+    return options.abandon || options.abandonWhenDown ? Promise.race([work, deadline]) : work;
   }
 
-  /** Pings every `probeIntervalMs` (one at a time) so a hang is seen even without traffic. */
+  /**
+   * Pings every `probeIntervalMs` (one at a time) so a hang is seen even without traffic, and
+   * watches for silence (`silentMs`) a few times as often.
+   */
   start(): void {
     this.timer ??= setInterval(() => void this.probe(), this.options.probeIntervalMs);
     this.timer.unref();
+    const silentMs = this.options.silentMs;
+    if (silentMs && !this.watchdog) {
+      this.watchdog = setInterval(() => this.checkSilence(silentMs), Math.max(20, Math.floor(silentMs / 5)));
+      this.watchdog.unref();
+    }
   }
 
   stop(): void {
     clearInterval(this.timer);
-    this.timer = undefined;
+    clearInterval(this.watchdog);
+    this.timer = this.watchdog = undefined;
+  }
+
+  /** Called with true when it comes back up and false when it goes down. */
+  onChange(listener: (up: boolean) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Down when a call has waited `silentMs` with no answer to any call meanwhile. Decided after this
+   * loop turn's I/O, so answers that arrived while the event loop was busy count first.
+   */
+  private checkSilence(silentMs: number): void {
+    if (this.waitingSince === null || performance.now() - this.waitingSince < silentMs) return;
+    setImmediate(() => {
+      if (this.waitingSince !== null && performance.now() - this.waitingSince >= silentMs) this.failed('timeout');
+    });
   }
 
   /** One ping under the deadline; its outcome sets the state. */
@@ -175,15 +222,27 @@ export class Dependency {
   }
 
   private failed(code: 'timeout' | 'unreachable'): void {
-    if (this.errorCode === null) this.log.warn('health.dependency_down', { component: this.name, error_code: code });
+    const was = this.errorCode;
     this.errorCode = code;
+    if (was !== null) return;
+    this.log.warn('health.dependency_down', { component: this.name, error_code: code });
+    for (const giveUp of this.abandonable) giveUp();
+    this.abandonable.clear();
+    for (const l of this.listeners) l(false);
+  }
+
+  /** Any answer (a result or a refused statement) shows the dependency is not silent. */
+  private heard(): void {
+    this.waitingSince = this.pending > 0 ? performance.now() : null;
   }
 
   private answered(): void {
+    this.heard();
     this.firstTimeout = null;
     if (this.errorCode === null) return;
     this.errorCode = null;
     this.log.info('health.dependency_up', { component: this.name });
+    for (const l of this.listeners) l(true);
   }
 }
 

@@ -106,6 +106,11 @@ export default definePlugin({
     running.set(ctx.container, { sync, totals, holdLog, alerts, reaper, settler });
 
     const dependencies = ctx.use(DependenciesToken);
+    // Back from an outage: read the totals at once, so requests are served again as soon as
+    // /healthz says ok rather than at the next periodic refresh (issue 25: within a second).
+    dependencies.database.onChange((up) => {
+      if (up) void totals.refresh().catch(() => {});
+    });
     ctx.hook('hold', (rc) => holdPhase(rc, { cache, catalog, snapshot: () => sync.current, totals, seeds, live, settler, dependencies, log: ctx.log, config: cfg }));
     ctx.hook('settle', async (rc) => {
       const { hold, outcome } = rc.state;
