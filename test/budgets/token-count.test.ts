@@ -1,0 +1,74 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Value } from '@sinclair/typebox/value';
+import { countTokens, decode } from 'gpt-tokenizer/encoding/cl100k_base';
+import type { ChatRequest } from '../../kernel/index.js';
+import { BudgetsConfigSchema } from '../../plugins/budgets/config.js';
+import { countText, longRun, maxTokenBytes } from '../../plugins/budgets/token-count.js';
+import { measureInput } from '../../plugins/budgets/input-bound.js';
+
+/** Issue 25 item 1: token counts in linear time, within a per-request budget, never refusing what fits. */
+const test = suite('budgets: bounded token counting');
+const settings = Value.Default(BudgetsConfigSchema, {}) as typeof BudgetsConfigSchema.static;
+const asText = { disallowedSpecial: new Set<string>() };
+const chat = (messages: ChatRequest['messages']): Pick<ChatRequest, 'messages'> => ({ messages });
+
+test(`no cl100k token is longer than ${maxTokenBytes} bytes (the lower bound's premise)`, () => {
+  let longest = 0;
+  for (let id = 0; id < 100_256; id++) {
+    try {
+      longest = Math.max(longest, Buffer.byteLength(decode([id]), 'utf8'));
+    } catch {
+      // an unused rank
+    }
+  }
+  assert.is(longest, maxTokenBytes);
+});
+
+test('ordinary text is counted exactly; a text with a long run is bounded around its count', () => {
+  const prose = 'The quick brown fox jumps over the lazy dog. Ünïcödé, 中文，日本語の文章。 '.repeat(20);
+  const c = countText(prose, 100_000);
+  assert.equal([c.tokens, c.lower, c.exact], [countTokens(prose, asText), countTokens(prose, asText), true]);
+  const withRun = `Look: ${'a'.repeat(5000)} and then the end.`;
+  const r = countText(withRun, 100_000);
+  const exact = countTokens(withRun, asText);
+  assert.is(r.exact, false);
+  assert.ok(r.lower <= exact, `lower ${r.lower} ≤ exact ${exact}`);
+  assert.ok(r.tokens >= exact, `count ${r.tokens} ≥ exact ${exact}`);
+});
+
+test('hostile runs are never handed to the tokenizer whole: linear work, certain bounds', () => {
+  for (const s of ['a'.repeat(400_000), '['.repeat(400_000), ' '.repeat(400_000), '中'.repeat(400_000)]) {
+    const c = countText(s, 1_000_000);
+    const bytes = Buffer.byteLength(s);
+    assert.is(c.tokens, bytes, 'one run: bounded by its bytes');
+    assert.is(c.lower, Math.max(0, Math.ceil(bytes / maxTokenBytes) - 2));
+  }
+  // Runs of exactly the limit are still counted; one more character and they are bounded.
+  assert.is(countText('b'.repeat(longRun), 1000).exact, true);
+  assert.is(countText('c'.repeat(longRun + 1), 1000).exact, false);
+});
+
+test('a request tokenizes at most tokenizeMaxChars; the rest is bounded by its size', () => {
+  const fresh = (i: number) => `message number ${i} says something new: ${'lorem ipsum dolor sit amet '.repeat(200)}`;
+  const messages = Array.from({ length: 40 }, (_, i) => ({ role: 'user' as const, content: fresh(i) }));
+  const m = measureInput(chat(messages), settings);
+  const chars = messages.reduce((a, x) => a + x.content.length, 0);
+  assert.ok(chars > 4 * settings.tokenizeMaxChars, 'the request is well past the budget');
+  const exact = messages.reduce((a, x) => a + countTokens(x.content, asText), 0);
+  assert.ok(m.lower <= exact, 'never more than certain');
+  assert.ok(m.tokens >= exact, 'the count (bytes where not tokenized) is at least the exact count');
+  assert.ok(m.bound >= m.tokens, 'the hold bound covers the count');
+  // The same message list measured again is the same measure (one per request, shared by every phase).
+  assert.is(measureInput(chat(messages), settings), m);
+});
+
+test('the context check is certain: a 31 MiB run exceeds any window, 200,000 letters may not', () => {
+  const huge = measureInput(chat([{ role: 'user', content: 'a'.repeat(31 * 1024 * 1024) }]), settings);
+  assert.ok(huge.lower > 128_000);
+  const run = measureInput(chat([{ role: 'user', content: 'a'.repeat(200_000) }]), settings);
+  assert.ok(run.lower < countTokens('a'.repeat(2000), asText) * 100, 'not refused on a guess');
+  assert.ok(run.bound >= 200_000, 'held at its size');
+});
+
+test.run();
