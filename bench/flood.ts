@@ -57,7 +57,7 @@ function flood(t: Target, apiKey: string, seconds: number): Promise<{ requests: 
         connections: 16,
         duration: seconds,
       },
-      (err, result) => (err ? reject(err) : resolve({ requests: result.totalCompletedRequests, statuses: [...counts].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s} ×${n}`).join(', ') })),
+      (err) => (err ? reject(err) : resolve({ requests: [...counts.values()].reduce((a, n) => a + n, 0), statuses: [...counts].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s} ×${n}`).join(', ') })),
     );
     tracker.on('response', (_c: unknown, status: number) => counts.set(status, (counts.get(status) ?? 0) + 1));
   });

@@ -137,7 +137,9 @@ async function main(): Promise<void> {
       if (!targets.includes(name)) continue;
       let t: Target;
       try {
-        t = await startSvcTarget({ shape, mockPort: mock.port, logDir, upstreamIds: ['bench-d0'] });
+        t = await startSvcTarget({ shape, mockPort: mock.port, logDir, upstreamIds: ['bench-d0'], modelFields: { can_read_images: true, can_read_pdf: true } });
+        // One ordinary request first: start-up work (the tokenizer's tables, JIT) is not a shape's.
+        await post(t, Buffer.from(JSON.stringify({ model: t.model('bench-d0'), messages: [{ role: 'user', content: 'warm up' }] })));
       } catch (err) {
         log(`! ${name} skipped: ${(err as Error).message}`);
         continue;

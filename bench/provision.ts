@@ -84,7 +84,7 @@ async function addRoutes(admin: AdminClient, workspaceId: string, model: string)
  * Sets up one svc for the benchmark: signs in the bootstrapped admin, adds the mock provider and
  * one model per upstream id, a workspace, an API key, and very high caps at every scope.
  */
-export async function provision(url: string, upstream: string, upstreamIds: string[]): Promise<Provisioned> {
+export async function provision(url: string, upstream: string, upstreamIds: string[], modelFields: Record<string, unknown> = {}): Promise<Provisioned> {
   const admin = new AdminClient(url);
   const personId = await admin.signIn();
   await admin.ok('POST', '/providers', { name: providerName, address: upstream, api_key: 'sk-upstream' });
@@ -95,6 +95,7 @@ export async function provision(url: string, upstream: string, upstreamIds: stri
       output_limit: 4096,
       input_price: '2.50',
       output_price: '10.00',
+      ...modelFields,
     });
   }
   const workspaceId = String((await admin.ok('POST', '/workspaces', { name: 'bench' })).id);

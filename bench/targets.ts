@@ -76,6 +76,8 @@ export interface SvcTargetOptions {
   root?: string;
   /** Config merged over the benchmark's (bench/svc.ts). */
   config?: Record<string, unknown>;
+  /** Extra fields of every model added (the hostile bench's models read images and PDFs). */
+  modelFields?: Record<string, unknown>;
 }
 
 /** svc in one shape, started and provisioned; scale-out gets a fresh database it drops at stop. */
@@ -87,7 +89,7 @@ export async function startSvcTarget(o: SvcTargetOptions): Promise<Target> {
     const probe = eldProbe(o.logDir, name);
     const svc = await startSvc({ backing, logDir: o.logDir, name, nodeFlags: [...probe.flags, ...(o.nodeFlags ?? [])], env: probe.env, root: o.root, config: o.config });
     try {
-      const p = await provision(svc.url, `http://127.0.0.1:${o.mockPort}/v1`, o.upstreamIds);
+      const p = await provision(svc.url, `http://127.0.0.1:${o.mockPort}/v1`, o.upstreamIds, o.modelFields);
       return {
         name,
         url: svc.url,

@@ -45,6 +45,8 @@ export interface TextCount {
  */
 const recent = new Map<string, TextCount>();
 const recentMax = 4096;
+/** Longer texts are not cached: no budget counts them (tokenizeMaxChars is far below this). */
+const cachedMaxChars = 1_000_000;
 const keyOf = (text: string): string => (text.length <= 256 ? text : `${text.length}:${createHash('sha1').update(text).digest('base64')}`);
 
 function remember(key: string, c: TextCount): TextCount {
@@ -93,6 +95,8 @@ function countLinear(text: string): TextCount {
  */
 export function countText(text: string, budget: number): TextCount {
   if (text.length === 0) return { lower: 0, tokens: 0, work: 0, exact: true, bySize: false };
+  // Texts the budget could not count are never hashed either (hashing 31 MB took ~60 ms).
+  if (text.length > cachedMaxChars) return text.length > budget ? boundedBySize(text) : countLinear(text);
   const key = keyOf(text);
   const known = recent.get(key);
   if (known) {
