@@ -10,6 +10,8 @@ import { sessionRoutes } from './routes/sessions.js';
 import { personRoutes } from './routes/persons.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { keyRoutes } from './routes/keys.js';
+import { lockRoutes } from './routes/locks.js';
+import { SignInThrottle } from './throttle.js';
 import type { Deps } from './deps.js';
 import { identityRetention } from './retention-kinds.js';
 
@@ -51,7 +53,8 @@ export default definePlugin({
     });
     const lastUsed = new LastUsed(store, ctx.log, ctx.config.lastUsedFlushMs);
     const resolver = new Resolver(() => sync.current, (keyId) => lastUsed.touch(keyId));
-    const d: Deps = { store, sync, lastUsed, resolver, config: ctx.config, log: ctx.log, admin: ctx.use(AdminApiToken) };
+    const throttle = new SignInThrottle(ctx.use(CacheToken), ctx.log, ctx.config);
+    const d: Deps = { store, sync, lastUsed, resolver, config: ctx.config, log: ctx.log, admin: ctx.use(AdminApiToken), throttle };
     running.set(ctx.container, d);
     ctx.provide(IdentityToken, resolver);
     // The principal is set by the authenticate phase (chat-api runs after this plugin), so running
@@ -62,6 +65,7 @@ export default definePlugin({
     personRoutes(d);
     workspaceRoutes(d);
     keyRoutes(d);
+    lockRoutes(d);
   },
   async start(ctx) {
     const d = depsOf(ctx);
