@@ -10,6 +10,7 @@ import { Tools } from './tools.js';
 import { Conversations } from './conversations.js';
 import { Retention } from './retention.js';
 import { Diagnostics } from './diagnostics.js';
+import { Audit } from './audit.js';
 import { Account } from './account.js';
 import { Chat } from './chat.js';
 
@@ -24,6 +25,7 @@ export const pages = [
   { path: 'requests', title: 'Requests', component: Requests },
   { path: 'tools', title: 'Tools', component: Tools },
   { path: 'conversations', title: 'Conversations', component: Conversations },
+  { path: 'audit', title: 'Audit log', component: Audit },
   { path: 'retention', title: 'Retention', component: Retention, admin: true },
   { path: 'diagnostics', title: 'Diagnostics', component: Diagnostics, admin: true },
   { path: 'account', title: 'Account', component: Account },
