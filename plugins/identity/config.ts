@@ -29,6 +29,11 @@ export const IdentityConfigSchema = Type.Object(
      * `server.trustedProxies`.
      */
     secureCookie: Type.Boolean({ default: false }),
+    /**
+     * svc's address as browsers reach it (`https://svc.example.com`), for the single sign-on
+     * redirect URI; empty: taken from each request's host (and HTTPS as the kernel judges it).
+     */
+    publicUrl: Type.String({ default: '' }),
     /** Throttling of failed sign-ins and password resets (throttle.ts, README "Protected sign-in"). */
     signInThrottle: Type.Object(
       {
@@ -80,6 +85,7 @@ declare module '../../kernel/index.js' {
       person_id: string | null;
       client_address: string;
     };
+    'auth.throttle_unavailable': { count: number };
     'identity.bootstrap_skipped': { reason: 'admin_exists' | 'email_taken' };
     'identity.snapshot_loaded': { persons: number; keys: number; sessions: number; duration_ms: number };
     'identity.snapshot_failed': { error_code: string };

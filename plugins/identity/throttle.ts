@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { GatewayError, type CachePort, type Logger } from '../../kernel/index.js';
+import { GatewayError, isGatewayError, Throttled, type CachePort, type Logger } from '../../kernel/index.js';
 import type { IdentityConfig } from './config.js';
 import { sha256 } from './secrets.js';
 
@@ -63,6 +63,7 @@ export interface Attempt {
  */
 export class SignInThrottle {
   private readonly t: IdentityConfig['signInThrottle'];
+  private readonly unavailable: Throttled;
 
   constructor(
     private readonly cache: CachePort,
@@ -70,6 +71,27 @@ export class SignInThrottle {
     config: IdentityConfig,
   ) {
     this.t = config.signInThrottle;
+    this.unavailable = new Throttled((count) => log.warn('auth.throttle_unavailable', { count }), 10_000);
+  }
+
+  /**
+   * Counts an attempt (see `count`). While the cache does not answer, sign-in goes on uncounted
+   * (the service signs people in from the database then: README "When the database or cache
+   * fails"), and `auth.throttle_unavailable` says so, once per 10 s.
+   */
+  async enter(action: GuardedAction, subjects: Subject[], clientAddress: string): Promise<Attempt> {
+    try {
+      return this.guarded(await this.count(action, subjects, clientAddress));
+    } catch (err) {
+      if (isGatewayError(err) && err.code === 'rate_limited') throw err;
+      this.unavailable.hit();
+      return { failed: async () => {}, succeeded: async () => {} };
+    }
+  }
+
+  private guarded(a: Attempt): Attempt {
+    const quiet = (fn: () => Promise<void>) => fn().catch(() => this.unavailable.hit());
+    return { failed: (personId) => quiet(() => a.failed(personId)), succeeded: () => quiet(() => a.succeeded()) };
   }
 
   private limits(scope: ThrottleScope) {
@@ -77,7 +99,7 @@ export class SignInThrottle {
   }
 
   /** Counts an attempt against every subject; 429 while any of them waits or is locked. */
-  async enter(action: GuardedAction, subjects: Subject[], clientAddress: string): Promise<Attempt> {
+  private async count(action: GuardedAction, subjects: Subject[], clientAddress: string): Promise<Attempt> {
     const ids = subjects.map((s) => idOf(action, s));
     await this.refuseIfBlocked(ids);
     const counts = await this.cache.adjust(ids.map((id) => ({ key: failKey(id), delta: 1, ttlMs: this.t.windowSeconds * 1000 })));

@@ -1,24 +1,8 @@
+import type { AuditEntryInput } from '../../kernel/index.js';
 import type { Admin } from '../support/provision.js';
 
 /** An audit entry as GET /admin/v1/audit-entries lists it. */
-export interface Entry {
-  id: string;
-  created_at: string;
-  action: string;
-  outcome: 'success' | 'failure';
-  actor_id: string | null;
-  actor_via: 'session' | 'key' | null;
-  actor_key_id: string | null;
-  client_address: string | null;
-  request_id: string | null;
-  route: string | null;
-  resource_type: string;
-  resource_id: string | null;
-  workspace_id: string | null;
-  fields: string[];
-  values: Record<string, unknown>;
-  error_code: string | null;
-}
+export type Entry = Omit<AuditEntryInput, 'route'> & { id: string; created_at: string; route: string | null };
 
 /** The entries matching `query` (e.g. `?action=keys.create`), newest first. */
 export async function entries(admin: Admin, query = ''): Promise<Entry[]> {
