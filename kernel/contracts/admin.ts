@@ -19,6 +19,8 @@ export interface AuditNote {
   actor_id?: string | null;
   resource_id?: string | null;
   workspace_id?: string | null;
+  /** The request failed with this code although the handler answered itself (a refusal page). */
+  error_code?: string;
 }
 
 export interface AdminInput<B extends TSchema, Q extends TSchema> {

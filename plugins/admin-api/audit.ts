@@ -38,10 +38,11 @@ export interface Outcome {
 /** The audit entry of one admin API request. */
 export function entryOf(def: AdminRouteDef, rc: RouteContext, caller: Caller | null, params: Record<string, string>, body: unknown, note: AuditNote, outcome: Outcome): AuditEntryInput {
   const changes = describeChanges(def.body, body);
+  const failure = outcome.error !== undefined ? toGatewayError(outcome.error).code : (note.error_code ?? null);
   const words = def.path.split('/').filter((w) => w && !w.startsWith(':'));
   return {
     action: actionOf(def),
-    outcome: outcome.error === undefined ? 'success' : 'failure',
+    outcome: failure === null ? 'success' : 'failure',
     actor_id: note.actor_id !== undefined ? note.actor_id : (caller?.personId ?? null),
     actor_via: caller?.via ?? null,
     actor_key_id: caller?.keyId ?? null,
@@ -53,7 +54,7 @@ export function entryOf(def: AdminRouteDef, rc: RouteContext, caller: Caller | n
     workspace_id: note.workspace_id !== undefined ? note.workspace_id : (params.workspaceId ?? caller?.keyWorkspaceId ?? null),
     fields: changes.fields,
     values: changes.values,
-    error_code: outcome.error === undefined ? null : toGatewayError(outcome.error).code,
+    error_code: failure,
   };
 }
 

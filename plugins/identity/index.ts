@@ -1,4 +1,4 @@
-import { AdminApiToken, CacheToken, definePlugin, IdentityToken, RetentionToken, SnapshotSync, StoreToken, type PluginContext } from '../../kernel/index.js';
+import { AdminApiToken, CacheToken, CredentialVaultToken, definePlugin, IdentityToken, RetentionToken, SnapshotSync, StoreToken, type PluginContext } from '../../kernel/index.js';
 import { IdentityConfigSchema, type IdentityConfig } from './config.js';
 import { migrations } from './migrations.js';
 import { changeChannel, emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
@@ -12,6 +12,9 @@ import { workspaceRoutes } from './routes/workspaces.js';
 import { keyRoutes } from './routes/keys.js';
 import { lockRoutes } from './routes/locks.js';
 import { SignInThrottle } from './throttle.js';
+import { OidcClients } from './oidc/client.js';
+import { oidcAdminRoutes } from './oidc/routes.js';
+import { oidcFlowRoutes } from './oidc/flow-routes.js';
 import type { Deps } from './deps.js';
 import { identityRetention } from './retention-kinds.js';
 
@@ -66,6 +69,11 @@ export default definePlugin({
     workspaceRoutes(d);
     keyRoutes(d);
     lockRoutes(d);
+    // The vault belongs to the catalog plugin, which may register after this one: looked up when used.
+    const vault = () => ctx.optional(CredentialVaultToken);
+    const oidc = new OidcClients((i) => (i.clientSecret === null ? null : vault()!.decrypt(i.clientSecret, `identity.oidc:${i.id}`)));
+    oidcAdminRoutes(d, oidc, vault);
+    oidcFlowRoutes(d, oidc, ctx.use(CacheToken));
   },
   async start(ctx) {
     const d = depsOf(ctx);

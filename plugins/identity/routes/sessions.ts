@@ -6,6 +6,7 @@ import { hashPassword, newSecret, sessionPrefix, verifyPassword } from '../secre
 import { sessionCookie } from '../resolver.js';
 import { Empty, MeView, SessionCreatedView, iso } from '../views.js';
 import { accountSubject, addressSubject } from '../throttle.js';
+import { passwordSignInOn } from '../oidc/issuers.js';
 
 const tag = 'identity';
 
@@ -13,7 +14,7 @@ const tag = 'identity';
  * `Set-Cookie` for the UI: HttpOnly so scripts cannot read it, Strict so no other site's page or
  * link sends it (the admin API also wants x-svc-csrf on cookie-signed changes: plugins/admin-api).
  */
-function cookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+export function sessionCookieHeader(value: string, maxAgeSeconds: number, secure: boolean): string {
   return `${sessionCookie}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }
 
@@ -34,6 +35,7 @@ export function sessionRoutes(d: Deps): void {
     body: Type.Object({ email: Type.String({ maxLength: 320 }), password: Type.String({ maxLength: 1024 }) }),
     response: SessionCreatedView,
     handler: async ({ body, rc, note }) => {
+      if (!(await passwordSignInOn(store))) throw new GatewayError('forbidden', 'Password sign-in is turned off here: sign in with your identity provider.');
       // Counted before the password is checked: a locked account or address costs no scrypt.
       const attempt = await throttle.enter('sign_in', [accountSubject(body.email), addressSubject(rc.clientAddress)], rc.clientAddress);
       const person = await personByEmail(store, body.email);
@@ -52,7 +54,7 @@ export function sessionRoutes(d: Deps): void {
       const session = await insertSession(store, person.id, token, config.sessionTtlSeconds * 1000);
       await sync.changed();
       audit(log, 'signed_in', person.id, session.id);
-      rc.res.setHeader('set-cookie', cookie(token, config.sessionTtlSeconds, secure(rc)));
+      rc.res.setHeader('set-cookie', sessionCookieHeader(token, config.sessionTtlSeconds, secure(rc)));
       return { token, expires_at: iso(session.expiresAt), person: personView(person) };
     },
   });
@@ -72,7 +74,7 @@ export function sessionRoutes(d: Deps): void {
       await deleteSession(store, sessionId);
       await sync.changed();
       audit(log, 'signed_out', c.personId, sessionId);
-      rc.res.setHeader('set-cookie', cookie('', 0, secure(rc)));
+      rc.res.setHeader('set-cookie', sessionCookieHeader('', 0, secure(rc)));
       return null;
     },
   });

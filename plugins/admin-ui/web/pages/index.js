@@ -11,6 +11,7 @@ import { Conversations } from './conversations.js';
 import { Retention } from './retention.js';
 import { Diagnostics } from './diagnostics.js';
 import { Audit } from './audit.js';
+import { SingleSignOn } from './single-sign-on.js';
 import { Account } from './account.js';
 import { Chat } from './chat.js';
 
@@ -18,6 +19,7 @@ export const pages = [
   { path: 'workspaces', title: 'Workspaces', component: Workspaces },
   { path: 'chat', title: 'Chat', component: Chat },
   { path: 'people', title: 'People', component: People, admin: true },
+  { path: 'single-sign-on', title: 'Single sign-on', component: SingleSignOn, admin: true },
   { path: 'providers', title: 'Providers', component: Providers, admin: true },
   { path: 'models', title: 'Models', component: Models, admin: true },
   { path: 'budgets', title: 'Budgets', component: Budgets },
