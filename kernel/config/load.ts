@@ -20,6 +20,7 @@ export const kernelEnv: Record<string, { path: string[]; number?: boolean; list?
   SVC_REDIS_URL: { path: ['cache', 'url'] },
   SVC_REDIS_PREFIX: { path: ['cache', 'prefix'] },
   SVC_CORS_ORIGINS: { path: ['server', 'corsOrigins'], list: true },
+  SVC_TRUSTED_PROXIES: { path: ['server', 'trustedProxies'], list: true },
 };
 
 type Json = Record<string, unknown>;

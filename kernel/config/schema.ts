@@ -37,6 +37,12 @@ export const KernelConfigSchema = Type.Object(
         bodyRateWindowMs: Type.Integer({ minimum: 100, default: 10_000 }),
         /** Browser origins allowed to call the service (CORS); empty means none. `*` allows any. */
         corsOrigins: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+        /**
+         * Reverse proxies whose `X-Forwarded-For` / `X-Forwarded-Proto` are believed (addresses or
+         * CIDR ranges, e.g. `10.0.0.0/8`); empty means none: the socket's peer is the client
+         * (kernel/http/client-address.ts).
+         */
+        trustedProxies: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -14,13 +14,31 @@ import type { Caller } from './identity.js';
  */
 export type AdminAccess = 'public' | 'person' | 'instance-admin' | { workspace: 'member' | 'admin'; param: string };
 
+/** What a handler may add to its audit entry where the request alone does not tell (a sign-in's person). */
+export interface AuditNote {
+  actor_id?: string | null;
+  resource_id?: string | null;
+  workspace_id?: string | null;
+  /** The request failed with this code although the handler answered itself (a refusal page). */
+  error_code?: string;
+}
+
 export interface AdminInput<B extends TSchema, Q extends TSchema> {
   caller: Caller | null;
   params: Record<string, string>;
   body: Static<B>;
   query: Static<Q>;
   rc: RouteContext;
+  /** Adds to this request's audit entry (plugins/admin-api/audit.ts); later calls override earlier ones. */
+  note(extra: AuditNote): void;
 }
+
+/**
+ * How a route is audited. By default every successful change (any method but GET) is recorded,
+ * its action named `<resource>.<verb>` after the path and method. `action` names it instead;
+ * `attempts` records failures too (sign-in, password reset); `false` records nothing.
+ */
+export type AdminAudit = false | { action?: string; attempts?: boolean };
 
 /** One admin endpoint: its schemas validate the request and make the OpenAPI document. */
 export interface AdminRouteDef<B extends TSchema = TSchema, Q extends TSchema = TSchema, R extends TSchema = TSchema> {
@@ -35,6 +53,7 @@ export interface AdminRouteDef<B extends TSchema = TSchema, Q extends TSchema = 
   response: R;
   /** Success status; 200 by default (201 for creations, 204 writes no body). */
   status?: 200 | 201 | 204;
+  audit?: AdminAudit;
   handler(input: AdminInput<B, Q>): Promise<Static<R>> | Static<R>;
 }
 

@@ -14,3 +14,4 @@ export * from './diagnostics.js';
 export * from './tools.js';
 export * from './catalogue-feed.js';
 export * from './sandbox.js';
+export * from './audit.js';

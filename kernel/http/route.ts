@@ -9,6 +9,13 @@ export interface RouteContext {
   readonly res: ServerResponse;
   readonly params: Record<string, string>;
   readonly query: URLSearchParams;
+  /**
+   * The client's IP address: the socket's peer, or what a trusted proxy forwarded
+   * (`server.trustedProxies`, kernel/http/client-address.ts).
+   */
+  readonly clientAddress: string;
+  /** The client reached svc over HTTPS: a TLS socket, or a trusted proxy saying so. */
+  readonly secure: boolean;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
   /**

@@ -7,6 +7,7 @@ import { renderError, sendJson } from './render.js';
 import { Cors } from './cors.js';
 import { answerClientError } from './client-error.js';
 import { newRequestId, requestIdHeaders } from './ids.js';
+import { ProxyTrust } from './client-address.js';
 import type { HttpMethod, RouteContext, RouteHandler } from './route.js';
 import type { Logger } from '../log/logger.js';
 import type { KernelConfig } from '../config/schema.js';
@@ -59,6 +60,7 @@ export class HttpFront {
   private idleWaiters: Array<() => void> = [];
   private readonly cors: Cors;
   readonly bodies: BodyReader;
+  readonly proxies: ProxyTrust;
 
   constructor(
     config: KernelConfig['server'],
@@ -71,6 +73,7 @@ export class HttpFront {
       rateWindowMs: config.bodyRateWindowMs,
     });
     this.cors = new Cors(config.corsOrigins);
+    this.proxies = new ProxyTrust(config.trustedProxies);
     // A whole request (32 MB at most) must arrive within 5 minutes; replies (streams) are not limited.
     this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 300_000 }, (req, res) => this.handle(req, res));
     this.server.on('clientError', (err, socket) => answerClientError(err, socket, log));
@@ -122,6 +125,7 @@ export class HttpFront {
         if (!res.writableFinished) controller.abort();
       });
       let query: URLSearchParams | undefined;
+      const proxies = this.proxies;
       const rc: RouteContext = {
         id: requestIdOf(req),
         req,
@@ -129,6 +133,12 @@ export class HttpFront {
         params,
         get query() {
           return (query ??= new URL(req.url ?? '/', 'http://local').searchParams);
+        },
+        get clientAddress() {
+          return proxies.clientAddress(req);
+        },
+        get secure() {
+          return proxies.secure(req);
         },
         signal: controller.signal,
         readJson: async (maxBytes?: number) => parseJson(await this.bodies.read(req, res, maxBytes)),

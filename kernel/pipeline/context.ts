@@ -15,6 +15,8 @@ export interface RequestContext {
   readonly startedAt: number;
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
+  /** The client's IP address (see RouteContext.clientAddress). */
+  readonly clientAddress: string;
   /** Aborted when the client goes away or the service stops the request. */
   readonly signal: AbortSignal;
   /**
@@ -71,6 +73,9 @@ export function newRequestContext(rc: RouteContext): RequestContext {
     startedAt: performance.now(),
     req: rc.req,
     res: rc.res,
+    get clientAddress() {
+      return rc.clientAddress;
+    },
     signal: rc.signal,
     headers: {},
     body: undefined,

@@ -1,9 +1,10 @@
 import { Value } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
-import { definePlugin, GatewayError, IdentityToken, AdminApiToken, type AdminRouteDef, sendJson, checkCsrf } from '../../kernel/index.js';
+import { definePlugin, GatewayError, IdentityToken, AdminApiToken, AuditToken, type AdminRouteDef, type AuditNote, sendJson, checkCsrf } from '../../kernel/index.js';
 import { version } from '../../kernel/lifecycle/service.js';
 import { buildOpenApi } from './openapi.js';
 import { checkAccess } from './access.js';
+import { recordRequest } from './audit.js';
 
 /** The body limit of routes that need no sign-in. */
 const publicBodyBytes = 64 * 1024;
@@ -49,7 +50,18 @@ export default definePlugin({
           }
           const body = check(def.body, raw, 'body') as never;
           const query = check(def.query, Object.fromEntries(rc.query), 'query') as never;
-          const result = await def.handler({ caller, params: rc.params, body, query, rc });
+          // The one place changes are audited (issue 30): after the handler, whatever it was.
+          const note: AuditNote = {};
+          const audit = (outcome: { result?: unknown; error?: unknown }) => recordRequest(ctx.optional(AuditToken), def as unknown as AdminRouteDef, rc, caller, rc.params, body, note, outcome);
+          let result: unknown;
+          try {
+            result = await def.handler({ caller, params: rc.params, body, query, rc, note: (extra) => Object.assign(note, extra) });
+          } catch (error) {
+            // Refusals of a throttled sign-in are not recorded one by one: a flood would fill the log.
+            if ((error as { code?: string }).code !== 'rate_limited') await audit({ error });
+            throw error;
+          }
+          await audit({ result });
           if (rc.res.headersSent) return;
           if (def.status === 204) {
             rc.res.statusCode = 204;

@@ -53,6 +53,7 @@ const grouped: Array<{ kind: string; sql: string }> = [
   { kind: 'budget_caps', sql: 'select scope as state, count(*) as n from budget_caps group by scope' },
   { kind: 'budget_holds', sql: 'select state, count(*) as n from budget_holds group by state' },
   { kind: 'budget_alerts', sql: 'select state, count(*) as n from budget_alerts group by state' },
+  { kind: 'audit_entries', sql: 'select outcome as state, count(*) as n from audit_entries group by outcome' },
   { kind: 'recording_workspaces', sql: "select case when enabled = 1 then 'on' else 'off' end as state, count(*) as n from recording_settings group by enabled" },
 ];
 

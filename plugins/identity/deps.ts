@@ -3,6 +3,7 @@ import type { IdentityAction, IdentityConfig } from './config.js';
 import type { LastUsed } from './last-used.js';
 import type { Resolver } from './resolver.js';
 import type { Snapshot } from './snapshot.js';
+import type { SignInThrottle } from './throttle.js';
 
 /** What the identity routes share: the store, the snapshot sync, the resolver and the config. */
 export interface Deps {
@@ -13,6 +14,7 @@ export interface Deps {
   config: IdentityConfig;
   log: Logger;
   admin: AdminApi;
+  throttle: SignInThrottle;
 }
 
 /** Writes one audit line: ids only. */

@@ -1,4 +1,4 @@
-import { AdminApiToken, CacheToken, definePlugin, IdentityToken, RetentionToken, SnapshotSync, StoreToken, type PluginContext } from '../../kernel/index.js';
+import { AdminApiToken, CacheToken, CredentialVaultToken, definePlugin, IdentityToken, RetentionToken, SnapshotSync, StoreToken, type PluginContext } from '../../kernel/index.js';
 import { IdentityConfigSchema, type IdentityConfig } from './config.js';
 import { migrations } from './migrations.js';
 import { changeChannel, emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
@@ -10,6 +10,11 @@ import { sessionRoutes } from './routes/sessions.js';
 import { personRoutes } from './routes/persons.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { keyRoutes } from './routes/keys.js';
+import { lockRoutes } from './routes/locks.js';
+import { SignInThrottle } from './throttle.js';
+import { OidcClients } from './oidc/client.js';
+import { oidcAdminRoutes } from './oidc/routes.js';
+import { oidcFlowRoutes } from './oidc/flow-routes.js';
 import type { Deps } from './deps.js';
 import { identityRetention } from './retention-kinds.js';
 
@@ -51,7 +56,8 @@ export default definePlugin({
     });
     const lastUsed = new LastUsed(store, ctx.log, ctx.config.lastUsedFlushMs);
     const resolver = new Resolver(() => sync.current, (keyId) => lastUsed.touch(keyId));
-    const d: Deps = { store, sync, lastUsed, resolver, config: ctx.config, log: ctx.log, admin: ctx.use(AdminApiToken) };
+    const throttle = new SignInThrottle(ctx.use(CacheToken), ctx.log, ctx.config);
+    const d: Deps = { store, sync, lastUsed, resolver, config: ctx.config, log: ctx.log, admin: ctx.use(AdminApiToken), throttle };
     running.set(ctx.container, d);
     ctx.provide(IdentityToken, resolver);
     // The principal is set by the authenticate phase (chat-api runs after this plugin), so running
@@ -62,6 +68,12 @@ export default definePlugin({
     personRoutes(d);
     workspaceRoutes(d);
     keyRoutes(d);
+    lockRoutes(d);
+    // The vault belongs to the catalog plugin, which may register after this one: looked up when used.
+    const vault = () => ctx.optional(CredentialVaultToken);
+    const oidc = new OidcClients((i) => (i.clientSecret === null ? null : vault()!.decrypt(i.clientSecret, `identity.oidc:${i.id}`)));
+    oidcAdminRoutes(d, oidc, vault);
+    oidcFlowRoutes(d, oidc, ctx.use(CacheToken));
   },
   async start(ctx) {
     const d = depsOf(ctx);

@@ -64,4 +64,41 @@ const tables = [
   'create index identity_api_keys_workspace on identity_api_keys (workspace_id)',
 ];
 
-export const migrations: Migration[] = [{ id: 'identity-001-tables', sqlite: tables, postgresql: tables }];
+/**
+ * Single sign-on (issue 30): OpenID Connect issuers an instance admin configured (the client
+ * secret as the credential vault's ciphertext), the link from an issuer's subject to a person, and
+ * instance settings such as whether password sign-in is on.
+ */
+const oidc = [
+  `create table identity_oidc_issuers (
+    id varchar(40) primary key,
+    name varchar(100) not null unique,
+    discovery_url varchar(2000) not null,
+    client_id varchar(500) not null,
+    client_secret text,
+    allowed_domains text not null,
+    admin_claim varchar(200),
+    admin_value varchar(200),
+    create_persons integer not null default 0,
+    enabled integer not null default 1,
+    created_at bigint not null,
+    updated_at bigint not null
+  )`,
+  `create table identity_oidc_links (
+    issuer_id varchar(40) not null references identity_oidc_issuers(id),
+    subject varchar(255) not null,
+    person_id varchar(40) not null references identity_persons(id),
+    created_at bigint not null,
+    primary key (issuer_id, subject)
+  )`,
+  `create table identity_settings (
+    name varchar(64) primary key,
+    value text not null,
+    updated_at bigint not null
+  )`,
+];
+
+export const migrations: Migration[] = [
+  { id: 'identity-001-tables', sqlite: tables, postgresql: tables },
+  { id: 'identity-002-oidc', sqlite: oidc, postgresql: oidc },
+];

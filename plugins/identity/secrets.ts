@@ -50,7 +50,7 @@ export function sha256(value: string): string {
 }
 
 /** Record ids: a kind prefix and 96 random bits, URL-safe. */
-export function newId(kind: 'per' | 'ses' | 'ws' | 'key' | 'rst'): string {
+export function newId(kind: 'per' | 'ses' | 'ws' | 'key' | 'rst' | 'oidc'): string {
   return `${kind}_${randomBytes(12).toString('base64url')}`;
 }
 

@@ -1,4 +1,4 @@
-import { AdminApiToken, CacheToken, CredentialVaultToken, definePlugin, GatewayError, RetentionToken, SandboxClientToken, StoreToken, Type, type Principal, type RequestContext, type ToolDefinition } from '../../kernel/index.js';
+import { AdminApiToken, AuditToken, CacheToken, CredentialVaultToken, definePlugin, GatewayError, RetentionToken, SandboxClientToken, StoreToken, Type, type Principal, type RequestContext, type ToolDefinition } from '../../kernel/index.js';
 import { Approvals } from './approvals.js';
 import { ToolCatalog, type WorkspaceTool } from './catalog.js';
 import { ServerToolLoop } from './loop.js';
@@ -104,7 +104,15 @@ export default definePlugin({
         const approve = approveId !== undefined;
         const approval = await approvals.answer(p, conv.id, answering, approve, approve ? 'x-svc-approve' : 'x-svc-deny');
         await records.answer(approval.id, approve ? 'approved' : 'refused', rc.id);
-        if (scope === 'always') await approvals.grant(p, approval.serverId, approval.tool);
+        if (scope === 'always') {
+          await approvals.grant(p, approval.serverId, approval.tool);
+          // Not made through the admin API, so admin-api's recording does not see it (issue 30).
+          await ctx.optional(AuditToken)?.record({
+            action: 'tool_approval.always', outcome: 'success', actor_id: p.personId, actor_via: p.via, actor_key_id: p.keyId,
+            client_address: rc.clientAddress || null, request_id: rc.id, route: 'POST /v1/chat/completions', resource_type: 'tool_grant',
+            resource_id: `${approval.serverId}/${approval.tool}`, workspace_id: p.workspaceId, fields: [], values: {}, error_code: null,
+          });
+        }
         resume = { approval, approve };
         rc.state.answersApproval = approval.id;
       }

@@ -40,7 +40,7 @@ test('the admin API lists every kind with its default period and where traces go
   const days = Object.fromEntries(r.body.kinds.map((k: { kind: string; days: unknown }) => [k.kind, k.days]));
   assert.equal(days, {
     password_resets: 'expired', budget_holds: 30, budget_alerts: 396, spans: 30, usage_records: 396, refusal_counts: 396,
-    conversations: null, conversation_history: 'expired', tool_calls: 90, tool_signins: 'expired', ...(days.recordings !== undefined ? { recordings: 7 } : {}),
+    conversations: null, conversation_history: 'expired', tool_calls: 90, tool_signins: 'expired', audit_entries: 396, ...(days.recordings !== undefined ? { recordings: 7 } : {}),
   });
   assert.equal(r.body.trace_export, { enabled: true, host: 'collector.example.net:4318' });
   assert.ok(r.body.schedule.startsWith('17 3 * * *') || r.body.schedule === ' (UTC)');

@@ -10,6 +10,8 @@ import { Tools } from './tools.js';
 import { Conversations } from './conversations.js';
 import { Retention } from './retention.js';
 import { Diagnostics } from './diagnostics.js';
+import { Audit } from './audit.js';
+import { SingleSignOn } from './single-sign-on.js';
 import { Account } from './account.js';
 import { Chat } from './chat.js';
 
@@ -17,6 +19,7 @@ export const pages = [
   { path: 'workspaces', title: 'Workspaces', component: Workspaces },
   { path: 'chat', title: 'Chat', component: Chat },
   { path: 'people', title: 'People', component: People, admin: true },
+  { path: 'single-sign-on', title: 'Single sign-on', component: SingleSignOn, admin: true },
   { path: 'providers', title: 'Providers', component: Providers, admin: true },
   { path: 'models', title: 'Models', component: Models, admin: true },
   { path: 'budgets', title: 'Budgets', component: Budgets },
@@ -24,6 +27,7 @@ export const pages = [
   { path: 'requests', title: 'Requests', component: Requests },
   { path: 'tools', title: 'Tools', component: Tools },
   { path: 'conversations', title: 'Conversations', component: Conversations },
+  { path: 'audit', title: 'Audit log', component: Audit },
   { path: 'retention', title: 'Retention', component: Retention, admin: true },
   { path: 'diagnostics', title: 'Diagnostics', component: Diagnostics, admin: true },
   { path: 'account', title: 'Account', component: Account },

@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, seg } from '../api.js';
 import { html, useLoad, useForm, Form, Field, Loaded, Paged, Notice, when } from '../ui.js';
+import { SignInLocks } from './sign-in-locks.js';
 
 export function People() {
   const persons = useLoad(() => api('GET', '/persons'));
@@ -45,5 +46,6 @@ export function People() {
       <${Field} form=${form} name="name" label="Name (optional)" />
       <${Field} form=${form} name="password" label="Password (optional)" type="password" autocomplete="new-password" hint="Leave empty and send the person a reset link instead." />
       <${Field} form=${form} name="instance_admin" label="Instance admin" type="checkbox" />
-    </${Form}>`;
+    </${Form}>
+    <${SignInLocks} />`;
 }

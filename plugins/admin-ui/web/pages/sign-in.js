@@ -1,20 +1,29 @@
 // Sign in, and setting a new password from a reset link (#/reset/<token>).
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { html, useForm, Form, Field, Notice } from '../ui.js';
+import { html, useForm, useLoad, Form, Field, Notice } from '../ui.js';
+
+/** Single sign-on buttons are plain links: the browser goes to the identity provider and back. */
+const IssuerLinks = ({ issuers }) => issuers.length > 0 && html`<ul class="sso" aria-label="Single sign-on">
+  ${issuers.map((i) => html`<li><a class="button primary" href=${i.start_url}>Sign in with ${i.name}</a></li>`)}
+</ul>`;
 
 export function SignIn({ onSignedIn }) {
   const form = useForm({ email: '', password: '' });
+  // Without the options (an older server, a failure) the password form is shown, as before.
+  const options = useLoad(() => api('GET', '/sign-in-options').catch(() => ({ password: true, issuers: [] })));
+  const o = options.data ?? { password: true, issuers: [] };
   return html`<div class="narrow">
     <h1 tabindex="-1">Sign in to svc</h1>
-    <${Form} form=${form} submitLabel="Sign in" onSubmit=${async (v) => {
+    <${IssuerLinks} issuers=${o.issuers} />
+    ${o.password && html`<${Form} form=${form} submitLabel="Sign in" onSubmit=${async (v) => {
       await api('POST', '/sessions', v);
       onSignedIn();
     }}>
       <${Field} form=${form} name="email" label="Email" type="email" autocomplete="username" required />
       <${Field} form=${form} name="password" label="Password" type="password" autocomplete="current-password" required />
     </${Form}>
-    <p class="hint">Forgot your password? Ask an instance admin for a reset link (People page); it opens a page here to set a new one.</p>
+    <p class="hint">Forgot your password? Ask an instance admin for a reset link (People page); it opens a page here to set a new one.</p>`}
   </div>`;
 }
 
