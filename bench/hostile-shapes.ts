@@ -46,6 +46,7 @@ const brackets = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth
  * context window. Sizes are chosen to be the worst a key holder can send within the limits.
  */
 export const hostileShapes: HostileShape[] = [
+  { id: 'baseline', what: 'one ordinary "hello" (the noise floor of the machine and the probe)', body: (m) => json(m, { messages: [user('hello there')] }) },
   { id: 'run-200k', what: 'one user message: 200,000 × "a" (the issue\'s 10 s block)', body: (m) => json(m, { messages: [user('a'.repeat(200_000))] }) },
   { id: 'run-31mb', what: 'one user message: 31 MiB × "a"', body: (m) => json(m, { messages: [user('a'.repeat(nearLimit))] }) },
   { id: 'run-500k-fits', what: 'one user message: 500,000 × "a" in words of 50 (fits the window)', body: (m) => json(m, { messages: [user(('a'.repeat(49) + ' ').repeat(10_000))] }) },

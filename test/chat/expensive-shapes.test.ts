@@ -53,6 +53,7 @@ function post(body: Buffer): { sent: Promise<void>; answer: Promise<Answer> } {
 
 /** What each shape must get (SPEC.md): served, 400 context_length_exceeded only when it certainly cannot fit, or a documented 400. */
 const expected: Record<string, { status: number; code?: string }> = {
+  baseline: { status: 200 },
   'run-200k': { status: 200 },
   'run-31mb': { status: 400, code: 'context_length_exceeded' },
   'run-500k-fits': { status: 200 },
