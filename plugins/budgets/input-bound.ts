@@ -58,8 +58,9 @@ class Tally {
     this.budget -= c.work;
     this.lower += c.lower;
     this.tokens += c.tokens;
-    // A size bound already exceeds any count; a count gets the margin and the four-characters floor.
-    this.bound += c.bySize ? c.tokens : Math.max(Math.ceil((c.tokens * (100 + this.s.marginPercent)) / 100), Math.ceil(t.length / 4));
+    // A size bound already exceeds any count; a count gets its slack, the margin and the
+    // four-characters floor.
+    this.bound += c.bySize ? c.tokens : Math.max(Math.ceil(((c.tokens + c.slack) * (100 + this.s.marginPercent)) / 100), Math.ceil(t.length / 4));
   }
 
   framing(n: number): void {

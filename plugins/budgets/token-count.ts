@@ -36,6 +36,8 @@ export interface TextCount {
   exact: boolean;
   /** True when the whole text was bounded by its UTF-8 size (the budget did not cover it). */
   bySize: boolean;
+  /** Tokens the count may be short by (a token at each cut of a long run): the hold adds them. */
+  slack: number;
 }
 
 /**
@@ -59,34 +61,47 @@ function remember(key: string, c: TextCount): TextCount {
 export function boundedBySize(text: string): TextCount {
   // A huge text is bounded by its length without reading it (UTF-8 takes 1 to 3 bytes per UTF-16
   // unit); measuring 31 MB of UTF-8 took ~8 ms, and such a text exceeds any window either way.
-  if (text.length > cachedMaxChars) return { lower: Math.ceil(text.length / maxTokenBytes), tokens: 3 * text.length, work: 0, exact: false, bySize: true };
+  if (text.length > cachedMaxChars) return { lower: Math.ceil(text.length / maxTokenBytes), tokens: 3 * text.length, work: 0, exact: false, bySize: true, slack: 0 };
   const bytes = Buffer.byteLength(text, 'utf8');
-  return { lower: Math.ceil(bytes / maxTokenBytes), tokens: bytes, work: 0, exact: false, bySize: true };
+  return { lower: Math.ceil(bytes / maxTokenBytes), tokens: bytes, work: 0, exact: false, bySize: true, slack: 0 };
 }
 
-/** Counts a text in linear time (long runs bounded, see above); exact when it has no long run. */
+/**
+ * Counts a text in linear time: exact when it has no long run. A long run is counted in pieces of
+ * `longRun` characters (each piece's merge step is short); a cut can change the count by about a
+ * token either side, so the run's certain lower bound stays one token per 128 bytes, and the hold
+ * adds a token per piece (`slack`).
+ */
 function countLinear(text: string): TextCount {
-  let stretches = 0;
+  let tokens = 0;
   let runLower = 0;
-  let runBytes = 0;
+  let runCounted = 0;
+  let slack = 0;
   let cuts = 0;
   let from = 0;
   runs.lastIndex = 0;
   for (let m = runs.exec(text); m !== null; m = runs.exec(text)) {
-    if (m.index > from) stretches += cl100k(text.slice(from, m.index), asText);
-    const bytes = Buffer.byteLength(m[0], 'utf8');
-    runLower += Math.ceil(bytes / maxTokenBytes);
-    runBytes += bytes;
-    from = m.index + m[0].length;
+    if (m.index > from) tokens += cl100k(text.slice(from, m.index), asText);
+    const run = m[0];
+    runLower += Math.ceil(Buffer.byteLength(run, 'utf8') / maxTokenBytes);
+    for (let i = 0; i < run.length; ) {
+      // Never split a surrogate pair: a piece ends before a high surrogate.
+      let end = Math.min(i + longRun, run.length);
+      if (end < run.length && run.charCodeAt(end - 1) >= 0xd800 && run.charCodeAt(end - 1) <= 0xdbff) end--;
+      runCounted += cl100k(run.slice(i, end), asText);
+      slack++;
+      i = end;
+    }
+    from = m.index + run.length;
     cuts++;
   }
   if (cuts === 0) {
     const n = cl100k(text, asText);
-    return { lower: n, tokens: n, work: text.length, exact: true, bySize: false };
+    return { lower: n, tokens: n, work: text.length, exact: true, bySize: false, slack: 0 };
   }
-  if (from < text.length) stretches += cl100k(text.slice(from), asText);
+  if (from < text.length) tokens += cl100k(text.slice(from), asText);
   // A cut may split the pre-token that holds a run's neighbouring character: a token either side.
-  return { lower: Math.max(0, stretches + runLower - 2 * cuts), tokens: stretches + runBytes, work: text.length, exact: false, bySize: false };
+  return { lower: Math.max(0, tokens + runLower - 2 * cuts), tokens: tokens + runCounted, work: text.length, exact: false, bySize: false, slack: slack + 2 * cuts };
 }
 
 /**
@@ -97,7 +112,7 @@ function countLinear(text: string): TextCount {
  * countText('Hello there', 32_000) // { lower: 2, tokens: 2, work: 11, exact: true, bySize: false }
  */
 export function countText(text: string, budget: number): TextCount {
-  if (text.length === 0) return { lower: 0, tokens: 0, work: 0, exact: true, bySize: false };
+  if (text.length === 0) return { lower: 0, tokens: 0, work: 0, exact: true, bySize: false, slack: 0 };
   // Texts the budget could not count are never hashed either (hashing 31 MB took ~60 ms).
   if (text.length > cachedMaxChars) return text.length > budget ? boundedBySize(text) : countLinear(text);
   const key = keyOf(text);

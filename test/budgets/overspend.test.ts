@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
 import { createBacking, shape } from '../support/harness.js';
-import { MockUpstream, type Behaviour } from '../support/mock-upstream.js';
+import { MockUpstream, approxTokens, type Behaviour } from '../support/mock-upstream.js';
 import { holdsSet, counterKey } from '../../plugins/budgets/reservation.js';
 import { periodKey } from '../../plugins/budgets/periods.js';
 import { apiError, cacheOf, charged, client, newKey, personId, provision, startInstance, total, type Instance } from './support.js';
@@ -24,7 +24,11 @@ function breakOff(content: string): Behaviour {
     raw: (_req, res, record) => {
       const head = { id: 'chatcmpl-cut', created: 0, model: 'big', object: 'chat.completion.chunk' };
       if (!record.body?.stream) {
-        const body = JSON.stringify({ ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', logprobs: null }], usage: { prompt_tokens: 40, completion_tokens: 30, total_tokens: 70 } });
+        // The prompt as the mock counts every other reply's (a fixed 40 exceeded the hold of the
+        // shortest prompts, whose bound is 39, and made the test depend on which request got it).
+        const messages = (record.body?.messages ?? []) as Array<{ content?: unknown }>;
+        const prompted = approxTokens(messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join(''));
+        const body = JSON.stringify({ ...head, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', logprobs: null }], usage: { prompt_tokens: prompted, completion_tokens: 30, total_tokens: prompted + 30 } });
         res.writeHead(200, { 'content-type': 'application/json' }).end(body);
         return;
       }
