@@ -146,6 +146,8 @@ test('headers, refusals and access', async () => {
   assert.is((await asMember(`/workspaces/${other}/spend/export`)).status, 404, 'a workspace the person cannot see');
   const anonymous = await fetch(`${svc.url}/admin/v1/spend/export`);
   assert.is(anonymous.status, 401);
+  const anonymousWorkspace = await fetch(`${svc.url}/admin/v1/workspaces/${ws}/spend/export`);
+  assert.is(anonymousWorkspace.status, 401);
   const doc = (await (await fetch(`${svc.url}/admin/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
   assert.ok(doc.paths['/admin/v1/spend/export'] && doc.paths['/admin/v1/workspaces/{workspaceId}/spend/export']);
 });
