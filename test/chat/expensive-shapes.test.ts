@@ -91,8 +91,9 @@ for (const s of hostileShapes) {
     if (want.code) assert.is(a.code, want.code);
     assert.match(a.requestId, /^req_/);
     assert.is((await normal).choices[0]!.message.content, 'Hello from the mock.');
-    // Large bodies take the service a while (parsed off the event loop): /healthz answers meanwhile.
-    if (body.length >= 1024 * 1024) assert.ok(before >= 1, `${s.id}: no /healthz answer came back while the request was processed`);
+    // Large bodies take the service a while to parse (off the event loop): /healthz answers
+    // meanwhile. (A body refused after its first bytes, like deep-brackets, takes no while at all.)
+    if (body.length >= 1024 * 1024 && s.id !== 'deep-brackets') assert.ok(before >= 1, `${s.id}: no /healthz answer came back while the request was processed`);
   });
 }
 
