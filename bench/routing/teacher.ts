@@ -4,7 +4,7 @@
  */
 import type { LocalClassifier } from '../../plugins/routing/classifier/index.js';
 import { defaultModelDir, SentenceEncoder } from '../../plugins/routing/classifier/encoder.js';
-import { classifiedText, RouteScorer, routeTexts } from '../../plugins/routing/classifier/scoring.js';
+import { classifiedText, promptFeatures, RouteScorer, routeTexts } from '../../plugins/routing/classifier/scoring.js';
 
 export async function teacherClassifier(): Promise<LocalClassifier> {
   const encoder = await SentenceEncoder.load(defaultModelDir());
@@ -16,7 +16,7 @@ export async function teacherClassifier(): Promise<LocalClassifier> {
     async classify(text, routes) {
       for (const route of scorer.missing(routes)) scorer.addRoute(route, await encoder.embed(routeTexts(route).map(classifiedText)));
       const [prompt] = await encoder.embed([classifiedText(text)]);
-      return scorer.score(text, prompt!, routes);
+      return scorer.score(promptFeatures(classifiedText(text)), prompt!, routes);
     },
     close: async () => {},
   };

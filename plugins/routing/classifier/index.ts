@@ -7,7 +7,7 @@
 import type { Classification, RouteClassifier, RouteText } from './contract.js';
 import { RECOMMENDED_THRESHOLD } from './calibration-table.js';
 import type { LogitModel } from './calibration.js';
-import { classifiedText, RouteScorer, routeTexts } from './scoring.js';
+import { classifiedText, promptFeatures, RouteScorer, routeTexts } from './scoring.js';
 import { StudentEncoder } from './student.js';
 import { createOnnxClassifier } from './onnx/client.js';
 
@@ -61,7 +61,9 @@ export function createStudentClassifier(model?: LogitModel): LocalClassifier & {
   const classifySync = (text: string, routes: RouteText[]): Classification => {
     if (state !== 'ready' || !encoder) throw new Error(`route classifier ${state}`);
     for (const route of scorer.missing(routes)) scorer.addRoute(route, routeTexts(route).map((t) => encoder!.embed(classifiedText(t))));
-    return scorer.score(text, encoder.embed(classifiedText(text)), routes);
+    // One pass over the prompt: its features feed both the encoder and the lexical score.
+    const counts = promptFeatures(classifiedText(text));
+    return scorer.score(counts, encoder.embedCounts(counts), routes);
   };
   return {
     encoder: 'student',

@@ -1,33 +1,13 @@
 /**
- * Lexical TF-IDF scoring: word-bounded character 3–5-grams plus word 1–2-grams, each route a
- * centroid of its texts. Catches what the English sentence encoder misses: identifiers, product
- * names, and words shared across languages (SQL, Python, "función", "traducir").
+ * Lexical TF-IDF scoring over the student's own features (features.ts: words, word-bounded
+ * character 4-grams, CJK character grams), each route a centroid of its texts. Catches what the
+ * sentence encoder misses: identifiers, product names, words shared across languages (SQL,
+ * Python, "función") and, with examples in the users' language, that language's own words. The
+ * prompt's features are counted once and shared with the encoder.
  */
+import { featureCounts } from './features.js';
 
 export type SparseVector = Map<string, number>;
-
-const WORD = /[\p{L}\p{N}_#+]+/gu;
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-
-function features(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  const add = (key: string): void => void counts.set(key, (counts.get(key) ?? 0) + 1);
-  const words = text.toLowerCase().normalize('NFKC').match(WORD) ?? [];
-  let previous = '';
-  for (const word of words) {
-    add(`w:${word}`);
-    if (previous) add(`b:${previous} ${word}`);
-    previous = word;
-    // Scripts written without spaces get shorter grams: one CJK character already carries a word's meaning.
-    const smallest = CJK.test(word) ? 1 : 3;
-    const padded = smallest === 1 ? word : ` ${word} `;
-    const symbols = Array.from(padded);
-    for (let n = smallest; n <= (smallest === 1 ? 3 : 5); n++) {
-      for (let i = 0; i + n <= symbols.length; i++) add(`c:${symbols.slice(i, i + n).join('')}`);
-    }
-  }
-  return counts;
-}
 
 function unit(v: SparseVector): SparseVector {
   let sum = 0;
@@ -54,7 +34,7 @@ export class LexicalIndex {
   readonly centroids: SparseVector[];
 
   constructor(routeTexts: string[][]) {
-    const perText = routeTexts.map((texts) => texts.map(features));
+    const perText = routeTexts.map((texts) => texts.map(featureCounts));
     const all = perText.flat();
     this.documents = all.length;
     const df = new Map<string, number>();
@@ -67,9 +47,9 @@ export class LexicalIndex {
     });
   }
 
-  /** Cosine of the text with every route centroid, in route order. */
-  score(text: string): number[] {
-    const v = this.weigh(features(text));
+  /** Cosine of the text's features (featureCounts) with every route centroid, in route order. */
+  score(counts: Map<string, number>): number[] {
+    const v = this.weigh(counts);
     return this.centroids.map((c) => sparseDot(v, c));
   }
 

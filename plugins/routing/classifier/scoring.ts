@@ -9,7 +9,7 @@
 import type { RouteText } from './contract.js';
 import { probabilities, roundConfidence, type Components, type LogitModel } from './calibration.js';
 import { MODEL } from './calibration-table.js';
-import { MAX_CLASSIFIED_CHARS } from './features.js';
+import { featureCounts, MAX_CLASSIFIED_CHARS } from './features.js';
 import { LexicalIndex } from './lexical.js';
 import { Lru } from './lru.js';
 import { signalHints } from './signals.js';
@@ -30,6 +30,9 @@ export function classifiedText(text: string): string {
   const head = text.slice(0, MAX_CLASSIFIED_CHARS);
   return head + signalHints(head);
 }
+
+/** The prompt's features for the lexical score (the capped prefix; hints included, so signals count lexically too). */
+export const promptFeatures = (classified: string): Map<string, number> => featureCounts(classified);
 
 /** A route's texts: the description, its phrases when it has several, and each example. */
 export function routeTexts(route: RouteText): string[] {
@@ -82,10 +85,10 @@ export class RouteScorer {
     this.routes.set(`${route.name}@${route.version}`, embeddedRoute(vectors));
   }
 
-  /** Scores with the prompt's vector; every route must have been added. */
-  score(text: string, prompt: Float32Array, routes: RouteText[]): Scored {
+  /** Scores with the prompt's vector and its features (featureCounts of the text); every route must have been added. */
+  score(counts: Map<string, number>, prompt: Float32Array, routes: RouteText[]): Scored {
     if (routes.length === 0) return { scores: [], none: 1 };
-    const lexical = this.lexicalIndex(routes).score(text.slice(0, MAX_CLASSIFIED_CHARS));
+    const lexical = this.lexicalIndex(routes).score(counts);
     const components: Components[] = routes.map((route, i) => {
       const embedded = this.routes.get(`${route.name}@${route.version}`);
       if (!embedded) throw new Error(`route ${route.name} was not embedded`);

@@ -58,9 +58,12 @@ export class StudentEncoder {
   }
 
   /** The text's unit vector (all zeros when none of its features is known). */
-  embed(text: string, extra?: Map<string, number>): Float32Array {
-    const counts = featureCounts(text);
-    if (extra) for (const [f, n] of extra) counts.set(f, (counts.get(f) ?? 0) + n);
+  embed(text: string): Float32Array {
+    return this.embedCounts(featureCounts(text));
+  }
+
+  /** The same from features already counted (featureCounts). */
+  embedCounts(counts: Map<string, number>): Float32Array {
     const { ids, values } = featureWeights(counts, this.index, this.weights);
     const d = this.dimensions;
     const out = new Float32Array(d);

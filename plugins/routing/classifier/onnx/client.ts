@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { LogitModel } from '../calibration.js';
 import type { Classification, RouteClassifier, RouteText } from '../contract.js';
 import type { LocalClassifier } from '../index.js';
-import { classifiedText, RouteScorer, routeTexts } from '../scoring.js';
+import { classifiedText, promptFeatures, RouteScorer, routeTexts } from '../scoring.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 export function createOnnxClassifier(dir: string, model?: LogitModel): LocalClassifier {
@@ -65,7 +65,7 @@ export function createOnnxClassifier(dir: string, model?: LogitModel): LocalClas
       if (state !== 'ready') throw new Error(`route classifier ${state}`);
       for (const route of scorer.missing(routes)) scorer.addRoute(route, await embed(routeTexts(route).map(classifiedText)));
       const [prompt] = await embed([classifiedText(text)]);
-      return scorer.score(text, prompt!, routes);
+      return scorer.score(promptFeatures(classifiedText(text)), prompt!, routes);
     },
     async close() {
       fail('closed');
