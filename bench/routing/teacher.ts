@@ -3,7 +3,7 @@
  * teacher) on this thread, through the same scoring, to show how much the distillation loses.
  */
 import type { LocalClassifier } from '../../plugins/routing/classifier/index.js';
-import { defaultModelDir, SentenceEncoder } from '../../plugins/routing/classifier/encoder.js';
+import { defaultModelDir, SentenceEncoder } from './use-lite.js';
 import { classifiedText, promptFeatures, RouteScorer, routeTexts } from '../../plugins/routing/classifier/scoring.js';
 
 export async function teacherClassifier(): Promise<LocalClassifier> {

@@ -6,7 +6,7 @@
  *   node scripts/routing-student/teacher.mjs /tmp/rcorp/out
  */
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
-import { defaultModelDir, SentenceEncoder } from '../../dist/plugins/routing/classifier/encoder.js';
+import { defaultModelDir, SentenceEncoder } from '../../dist/bench/routing/use-lite.js';
 
 const dir = process.argv[2] ?? '/tmp/rcorp/out';
 const targets = readFileSync(`${dir}/targets.txt`, 'utf8').split('\n').slice(0, -1);
