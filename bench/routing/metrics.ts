@@ -58,7 +58,7 @@ export function tally(set: Measured[], model: LogitModel, threshold: number): Ta
 export function fitModel(set: Measured[], iterations = 1500): LogitModel {
   const k = FEATURES.length + 1;
   const theta = new Float64Array(k);
-  theta.set([4, 4, 4, 4, 4, 4, 2]);
+  theta.set([4, 4, 4, 4, 4, 4, 4, 4, 2]);
   const m1 = new Float64Array(k);
   const m2 = new Float64Array(k);
   const rows = set.map((m) => featureRows(m.components));

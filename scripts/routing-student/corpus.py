@@ -103,6 +103,20 @@ for lang in LANGS:
     found = sorted(set(found)); rng.shuffle(found)
     for b, a in found[:PER_LANG_MO]: add(lang, b, a)
 
+# English word frequencies from WordNet's glosses and examples (general-domain English): the
+# dictionary entries kept are those of common English words, not of the package texts' jargon.
+wn = []
+for f in sorted(glob.glob(f'{DEBS_ROOT}/usr/share/wordnet/data.*')):
+    for line in open(f, encoding='utf8', errors='replace'):
+        if line.startswith('  ') or '|' not in line: continue
+        g = line.split('|', 1)[1].strip()
+        for ex in re.findall(r'"([^"]{12,200})"', g): wn.append(ex)
+        d = g.split(';')[0].strip()
+        if len(d) > 10: wn.append(d)
+wn = sorted(set(wn)); rng.shuffle(wn)
+en_freq = Counter(w.lower() for t in wn for w in re.findall(r'[A-Za-z]+', t))
+gloss_freq = lambda g: min((en_freq[w.lower()] for w in re.findall(r'[A-Za-z]+', g)), default=0)
+
 # 3. FreeDict: headword → first English sense, for the words most frequent in that language's text above.
 def dictd(name):
     idx = f'{DEBS_ROOT}/usr/share/dictd/freedict-{name}.index'
@@ -130,7 +144,7 @@ def gloss(entry):
 lang_text = {l: Counter() for l in LANGS}
 for lang, _, src in pairs:
     if lang in lang_text: lang_text[lang].update(w.lower() for w in re.findall(r'\w+', src))
-PER_LANG_DICT = 5000
+PER_LANG_DICT = 10000
 # Japanese is written without spaces: a headword's frequency is that of the same character run in the text.
 ja_grams = Counter(src[i:i + n] for lang, _, src in pairs if lang == 'ja' for n in (1, 2, 3, 4) for i in range(len(src) - n + 1))
 for lang, name in [('de', 'deu-eng'), ('fr', 'fra-eng'), ('es', 'spa-eng'), ('it', 'ita-eng'), ('pt', 'por-eng'), ('nl', 'nld-eng'), ('pl', 'pol-eng'), ('ja', 'jpn-eng')]:
@@ -140,31 +154,21 @@ for lang, name in [('de', 'deu-eng'), ('fr', 'fra-eng'), ('es', 'spa-eng'), ('it
         word = head.split(',')[0].strip()
         if not g or not word or len(word.split()) > 2: continue
         freq = lang_text[lang][word.lower()] if lang != 'ja' else ja_grams[word]
-        scored.append((-freq, word, g))
+        scored.append((-(gloss_freq(g) + freq), word, g))
     scored.sort()
     for _, word, g in scored[:PER_LANG_DICT]: add(lang, word, g)
 for lang, name in [('de', 'eng-deu'), ('fr', 'eng-fra'), ('es', 'eng-spa'), ('it', 'eng-ita'), ('pt', 'eng-por'), ('ru', 'eng-rus'), ('ja', 'eng-jpn')]:
-    items = dictd(name)
-    rng.shuffle(items)
+    items = sorted(dictd(name), key=lambda e: (-en_freq[e[0].lower()], e[0]))
     n = 0
     for head, entry in items:
         if len(head.split()) > 2 or not re.match(r'^[A-Za-z]', head): continue
         lines = [clean(re.sub(r'/[^/]*/|\([^)]*\)|\{[^}]*\}|\[[^\]]*\]|<[^>]*>|^\d+\.\s*', ' ', l)) for l in entry.split('\n')[1:]]
         tr = next((l.split(',')[0].strip() for l in lines if l and not re.match(r'^(Note|see|Synonym)', l)), None)
         if tr: add(lang, tr, head); n += 1
-        if n >= 2500: break
+        if n >= 5000: break
 
-# 4. WordNet: glosses and their example sentences (English only; closer to how people write than package text).
-wn = []
-for f in sorted(glob.glob(f'{DEBS_ROOT}/usr/share/wordnet/data.*')):
-    for line in open(f, encoding='utf8', errors='replace'):
-        if line.startswith('  ') or '|' not in line: continue
-        g = line.split('|', 1)[1].strip()
-        for ex in re.findall(r'"([^"]{12,200})"', g): wn.append(ex)
-        d = g.split(';')[0].strip()
-        if len(d) > 10: wn.append(d)
-wn = sorted(set(wn)); rng.shuffle(wn)
-for s in wn[:15000]: add('en', s, s)
+# 4. WordNet glosses and example sentences as English inputs (closer to how people write than package text).
+for s_ in wn[:15000]: add('en', s_, s_)
 
 # 5. Every English text is also an input for itself (dictionary glosses and interface strings
 # teach the English words; the teacher vectors are already there).

@@ -1,6 +1,6 @@
 /**
  * Step 3 of the routing student table (README.md beside this file): picks the feature vocabulary
- * (the VOCAB most frequent features of the training inputs, by how many inputs use them), their
+ * (per kind of feature, the most frequent in the training inputs by how many inputs use them), their
  * SIF weights, and writes the training inputs as a sparse matrix for fit.py:
  *   vocab.txt (feature<TAB>weight per line), X.indptr.i32, X.indices.i32, X.data.f32, X.target.i32
  * Uses the routing plugin's own feature function (build with `npx tsc` first).
@@ -21,7 +21,11 @@ const rows = readFileSync(`${dir}/pairs.tsv`, 'utf8').split('\n').filter(Boolean
 const df = new Map();
 const total = new Map();
 for (const r of rows) for (const [f, n] of r.counts) { df.set(f, (df.get(f) ?? 0) + 1); total.set(f, (total.get(f) ?? 0) + n); }
-const kept = [...df].filter(([, n]) => n >= 2).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, VOCAB).map(([f]) => f);
+// A share of the vocabulary per kind of feature: by frequency alone, character 4-grams (shared by
+// many words) crowd out the words, which carry most of the meaning ("vuelo", "Koffer", "hotel").
+const SHARES = { w: 0.5, g: 0.375, c: 0.09375, k: 0.03125 };
+const byKind = (kind) => [...df].filter(([f, n]) => n >= 2 && f[0] === kind).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+const kept = Object.entries(SHARES).flatMap(([kind, share]) => byKind(kind).slice(0, Math.round(VOCAB * share)).map(([f]) => f));
 // Probability of each feature among all uses of features of its kind (words, 4-grams, CJK grams).
 const kindTotal = new Map();
 for (const [f, n] of total) kindTotal.set(f[0], (kindTotal.get(f[0]) ?? 0) + n);

@@ -25,8 +25,10 @@ n_targets = sum(1 for _ in open(f'{src}/targets.txt', encoding='utf8'))
 T = np.zeros((n_targets, 512), dtype=np.float32)
 got = np.fromfile(f'{src}/teacher.f32', dtype=np.float32).reshape(-1, 512)
 T[:len(got)] = got
-# An unfinished teacher run (teacher.mjs does the shortest texts first) leaves zero rows: those pairs are left out.
+# An unfinished teacher run (teacher.mjs does the shortest texts first) leaves rows undone: those pairs are left out.
 done = np.linalg.norm(T, axis=1) > 0
+if os.path.exists(f'{src}/teacher.done'):
+    done &= np.fromfile(f'{src}/teacher.done', dtype=np.uint8)[:n_targets].astype(bool)
 print(f'{done.sum()} of {n_targets} teacher vectors present')
 T[done] /= np.linalg.norm(T[done], axis=1, keepdims=True)
 present = np.flatnonzero(done)

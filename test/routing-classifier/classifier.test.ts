@@ -65,9 +65,9 @@ test('a route that changes version is embedded again; its old vectors are not us
 });
 
 test('calibration: two equally similar routes share the probability; a far better one takes most of it', () => {
-  const same = probabilities([{ centroid: 0.6, nearest: 0.7, lexical: 0.3 }, { centroid: 0.6, nearest: 0.7, lexical: 0.3 }]);
+  const same = probabilities([{ centroid: 0.6, nearest: 0.7, lexical: 0.3, lexicalNearest: 0.4 }, { centroid: 0.6, nearest: 0.7, lexical: 0.3, lexicalNearest: 0.4 }]);
   assert.ok(Math.abs(same[0]! - same[1]!) < 1e-9);
-  const apart = probabilities([{ centroid: 0.8, nearest: 0.9, lexical: 0.6 }, { centroid: 0.1, nearest: 0.2, lexical: 0 }]);
+  const apart = probabilities([{ centroid: 0.8, nearest: 0.9, lexical: 0.6, lexicalNearest: 0.7 }, { centroid: 0.1, nearest: 0.2, lexical: 0, lexicalNearest: 0 }]);
   assert.ok(apart[0]! > 0.5 && apart[1]! < 0.1, JSON.stringify(apart));
 });
 

@@ -59,8 +59,11 @@ test('below_threshold: a prompt no route claims goes to the default, with the co
 });
 
 test("a route's own threshold and margin override the configured ones", async () => {
-  const text = 'Translate "where is the train station" into German';
-  await w.ws('PATCH', '/routes/translation', { confidence_threshold: 0.999 });
+  const text = 'How do you say "good luck" in Portuguese?';
+  const before = await route(text);
+  assert.equal([before.rule, before.route], ['classified', 'translation']);
+  // Just above what it got: below_threshold with the route's own threshold, classified without it.
+  await w.ws('PATCH', '/routes/translation', { confidence_threshold: Math.min(1, before.confidence! + 0.01) });
   assert.equal((await route(text)).reason, 'below_threshold');
   await w.ws('PATCH', '/routes/translation', { confidence_threshold: null, margin: 0.999 });
   assert.equal((await route(text)).reason, 'ambiguous');

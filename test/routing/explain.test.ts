@@ -35,7 +35,7 @@ test('explain: each route\'s score and the decision auto would make, without cal
   assert.is(r.body.scores[0].route, 'math');
   assert.is(r.body.scores[0].confidence, r.body.decision.confidence);
   for (const s of r.body.scores) {
-    assert.equal(Object.keys(s).sort(), ['centroid', 'confidence', 'lexical', 'nearest', 'route', 'threshold']);
+    assert.equal(Object.keys(s).sort(), ['centroid', 'confidence', 'lexical', 'lexical_nearest', 'nearest', 'route', 'threshold']);
     assert.is(s.threshold, DEFAULT_CONFIDENCE_THRESHOLD);
   }
   assert.ok(Math.abs(r.body.scores.reduce((a: number, s: any) => a + s.confidence, r.body.none) - 1) < 0.005);

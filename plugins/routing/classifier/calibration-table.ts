@@ -5,5 +5,5 @@
  */
 import type { LogitModel } from './calibration.js';
 
-export const MODEL: LogitModel = { centroid: 3.21, relative: 0.578, nearest: -0.18, nearestRelative: 4.123, lexical: 7.862, lexicalRelative: 8.037, none: 1.877 };
-export const RECOMMENDED_THRESHOLD = 0.45;
+export const MODEL: LogitModel = { centroid: 3.807, relative: 0.542, nearest: 1.113, nearestRelative: 2.946, lexical: 4.011, lexicalRelative: 4.529, lexicalNearest: 3.328, lexicalNearestRelative: 4.466, none: 2.621 };
+export const RECOMMENDED_THRESHOLD = 0.55;

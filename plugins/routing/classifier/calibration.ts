@@ -2,7 +2,7 @@
  * From similarities to a probability. Each route's logit is a fixed linear function of its three
  * similarities to the prompt (cosine to the route's centroid, to its nearest text, lexical), and
  * "none of the routes" has a constant logit; a softmax over the routes and "none" gives each
- * route's confidence. The seven numbers are fitted by maximum likelihood over many route sets at
+ * route's confidence. The nine numbers are fitted by maximum likelihood over many route sets at
  * once (bench/routing/, `npm run eval:routing -- --write`), never over one operator's routes, so
  * a confidence reads as "how likely this route is right" on route sets nobody tuned on. Two
  * close routes share the probability, so the margin rule is built in.
@@ -14,6 +14,8 @@ export interface Components {
   centroid: number;
   nearest: number;
   lexical: number;
+  /** Lexical similarity to the route's nearest text. */
+  lexicalNearest: number;
 }
 
 export interface LogitModel {
@@ -25,18 +27,20 @@ export interface LogitModel {
   nearestRelative: number;
   lexical: number;
   lexicalRelative: number;
+  lexicalNearest: number;
+  lexicalNearestRelative: number;
   /** The logit of "none of the routes". */
   none: number;
 }
 
-export const FEATURES = ['centroid', 'relative', 'nearest', 'nearestRelative', 'lexical', 'lexicalRelative'] as const;
+export const FEATURES = ['centroid', 'relative', 'nearest', 'nearestRelative', 'lexical', 'lexicalRelative', 'lexicalNearest', 'lexicalNearestRelative'] as const;
 
 /** Each route's feature vector, in FEATURES order. */
 export function featureRows(components: Components[]): number[][] {
   const n = Math.max(1, components.length);
   const mean = (key: keyof Components): number => components.reduce((s, c) => s + c[key], 0) / n;
-  const [c0, n0, l0] = [mean('centroid'), mean('nearest'), mean('lexical')];
-  return components.map((c) => [c.centroid, c.centroid - c0, c.nearest, c.nearest - n0, c.lexical, c.lexical - l0]);
+  const [c0, n0, l0, ln0] = [mean('centroid'), mean('nearest'), mean('lexical'), mean('lexicalNearest')];
+  return components.map((c) => [c.centroid, c.centroid - c0, c.nearest, c.nearest - n0, c.lexical, c.lexical - l0, c.lexicalNearest, c.lexicalNearest - ln0]);
 }
 
 /** Probabilities: one per route (same order), then "none" last; they sum to 1. */

@@ -32,6 +32,8 @@ export class LexicalIndex {
   private readonly idf = new Map<string, number>();
   private readonly documents: number;
   readonly centroids: SparseVector[];
+  /** Each route's texts, weighed and unit length (an example in the user's language counts fully on its own). */
+  readonly texts: SparseVector[][];
 
   constructor(routeTexts: string[][]) {
     const perText = routeTexts.map((texts) => texts.map(featureCounts));
@@ -40,17 +42,22 @@ export class LexicalIndex {
     const df = new Map<string, number>();
     for (const f of all) for (const k of f.keys()) df.set(k, (df.get(k) ?? 0) + 1);
     for (const [k, n] of df) this.idf.set(k, Math.log((1 + this.documents) / (1 + n)) + 1);
-    this.centroids = perText.map((texts) => {
+    this.texts = perText.map((texts) => texts.map((f) => unit(this.weigh(f))));
+    this.centroids = this.texts.map((texts) => {
       const sum: SparseVector = new Map();
-      for (const f of texts) for (const [k, x] of this.weigh(f)) sum.set(k, (sum.get(k) ?? 0) + x);
+      for (const v of texts) for (const [k, x] of v) sum.set(k, (sum.get(k) ?? 0) + x);
       return unit(sum);
     });
   }
 
-  /** Cosine of the text's features (featureCounts) with every route centroid, in route order. */
-  score(counts: Map<string, number>): number[] {
+  /** Cosine of the text's features (featureCounts) with every route's centroid and with its nearest text, in route order. */
+  score(counts: Map<string, number>): { centroid: number; nearest: number }[] {
     const v = this.weigh(counts);
-    return this.centroids.map((c) => sparseDot(v, c));
+    return this.centroids.map((c, i) => {
+      let nearest = 0;
+      for (const t of this.texts[i]!) nearest = Math.max(nearest, sparseDot(v, t));
+      return { centroid: sparseDot(v, c), nearest };
+    });
   }
 
   private weigh(counts: Map<string, number>): SparseVector {

@@ -94,7 +94,7 @@ export class RouteScorer {
       if (!embedded) throw new Error(`route ${route.name} was not embedded`);
       let nearest = -1;
       for (const t of embedded.texts) nearest = Math.max(nearest, dot(prompt, t));
-      return { centroid: dot(prompt, embedded.centroid), nearest, lexical: lexical[i]! };
+      return { centroid: dot(prompt, embedded.centroid), nearest, lexical: lexical[i]!.centroid, lexicalNearest: lexical[i]!.nearest };
     });
     const p = probabilities(components, this.model);
     const scores = routes.map((r, i) => ({ route: r.name, confidence: roundConfidence(p[i]!), ...round(components[i]!), raw: p[i]! }));
@@ -114,4 +114,4 @@ export class RouteScorer {
 }
 
 const r4 = (x: number): number => Math.round(x * 10_000) / 10_000;
-const round = (c: Components): Components => ({ centroid: r4(c.centroid), nearest: r4(c.nearest), lexical: r4(c.lexical) });
+const round = (c: Components): Components => ({ centroid: r4(c.centroid), nearest: r4(c.nearest), lexical: r4(c.lexical), lexicalNearest: r4(c.lexicalNearest) });

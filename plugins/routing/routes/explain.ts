@@ -23,7 +23,8 @@ const ScoreView = Type.Object({
   confidence: Type.Number({ description: 'Calibrated probability that this route is right (0–1)' }),
   centroid: Type.Number({ description: "Cosine to the route's centroid" }),
   nearest: Type.Number({ description: "Cosine to the route's nearest text (description, phrase or example)" }),
-  lexical: Type.Number({ description: 'Lexical (TF-IDF) similarity to the route' }),
+  lexical: Type.Number({ description: "Lexical (TF-IDF) similarity to the route's centroid" }),
+  lexical_nearest: Type.Number({ description: "Lexical similarity to the route's nearest text" }),
   threshold: Type.Number({ description: 'The confidence this route needs to claim a prompt' }),
 });
 
@@ -66,7 +67,7 @@ export function explainRoutes(d: ExplainDeps): void {
         none: result?.none ?? null,
         scores: (result?.scores ?? []).map((s) => {
           const route = routes.find((r) => r.name === s.route)!;
-          return { route: s.route, confidence: s.confidence, centroid: s.centroid, nearest: s.nearest, lexical: s.lexical, threshold: route.confidenceThreshold ?? d.thresholds.confidenceThreshold };
+          return { route: s.route, confidence: s.confidence, centroid: s.centroid, nearest: s.nearest, lexical: s.lexical, lexical_nearest: s.lexicalNearest, threshold: route.confidenceThreshold ?? d.thresholds.confidenceThreshold };
         }),
       };
     },
