@@ -11,7 +11,7 @@ import { featureCounts } from '../../dist/plugins/routing/classifier/features.js
 import { featureWeights } from '../../dist/plugins/routing/classifier/student.js';
 
 const dir = process.argv[2] ?? '/tmp/rcorp/out';
-const VOCAB = Number(process.env.VOCAB ?? 32768);
+const VOCAB = Number(process.env.VOCAB ?? 49152);
 /** SIF's a: features used more often than this share of all feature uses are weighed down. */
 const SIF_A = 1e-4;
 const rows = readFileSync(`${dir}/pairs.tsv`, 'utf8').split('\n').filter(Boolean).map((l) => {
@@ -23,7 +23,7 @@ const total = new Map();
 for (const r of rows) for (const [f, n] of r.counts) { df.set(f, (df.get(f) ?? 0) + 1); total.set(f, (total.get(f) ?? 0) + n); }
 // A share of the vocabulary per kind of feature: by frequency alone, character 4-grams (shared by
 // many words) crowd out the words, which carry most of the meaning ("vuelo", "Koffer", "hotel").
-const SHARES = { w: 0.5, g: 0.375, c: 0.09375, k: 0.03125 };
+const SHARES = { w: 0.625, g: 0.28125, c: 0.0625, k: 0.03125 };
 const byKind = (kind) => [...df].filter(([f, n]) => n >= 2 && f[0] === kind).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
 const kept = Object.entries(SHARES).flatMap(([kind, share]) => byKind(kind).slice(0, Math.round(VOCAB * share)).map(([f]) => f));
 // Probability of each feature among all uses of features of its kind (words, 4-grams, CJK grams).

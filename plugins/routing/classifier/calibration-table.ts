@@ -5,5 +5,5 @@
  */
 import type { LogitModel } from './calibration.js';
 
-export const MODEL: LogitModel = { centroid: 3.807, relative: 0.542, nearest: 1.113, nearestRelative: 2.946, lexical: 4.011, lexicalRelative: 4.529, lexicalNearest: 3.328, lexicalNearestRelative: 4.466, none: 2.621 };
-export const RECOMMENDED_THRESHOLD = 0.55;
+export const MODEL: LogitModel = { centroid: 3.898, relative: 0.285, nearest: -0.001, nearestRelative: 4.152, lexical: 4.064, lexicalRelative: 4.482, lexicalNearest: 3.175, lexicalNearestRelative: 4.313, none: 2.232 };
+export const RECOMMENDED_THRESHOLD = 0.575;
