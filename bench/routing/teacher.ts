@@ -10,7 +10,7 @@ export async function teacherClassifier(): Promise<LocalClassifier> {
   const encoder = await SentenceEncoder.load(defaultModelDir());
   const scorer = new RouteScorer();
   return {
-    encoder: 'onnx',
+    encoder: 'use-lite',
     state: 'ready',
     ready: async () => {},
     async classify(text, routes) {

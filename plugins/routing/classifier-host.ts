@@ -35,7 +35,7 @@ export class ClassifierHost {
     return this.classifier?.state ?? 'loading';
   }
 
-  get encoder(): 'student' | 'onnx' | null {
+  get encoder(): string | null {
     return this.classifier?.encoder ?? null;
   }
 
