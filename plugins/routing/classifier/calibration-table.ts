@@ -5,5 +5,5 @@
  */
 import type { LogitModel } from './calibration.js';
 
-export const MODEL: LogitModel = { centroid: 3.898, relative: 0.285, nearest: -0.001, nearestRelative: 4.152, lexical: 4.064, lexicalRelative: 4.482, lexicalNearest: 3.175, lexicalNearestRelative: 4.313, none: 2.232 };
+export const MODEL: LogitModel = { centroid: 3.875, relative: 0.287, nearest: -0.007, nearestRelative: 4.159, lexical: 4.013, lexicalRelative: 4.348, lexicalNearest: 3.265, lexicalNearestRelative: 4.324, none: 2.217 };
 export const RECOMMENDED_THRESHOLD = 0.575;

@@ -106,7 +106,7 @@ export class RouteScorer {
     const key = routesKey(routes);
     let index = this.lexical.get(key);
     if (!index) {
-      index = new LexicalIndex(routes.map(routeTexts));
+      index = new LexicalIndex(routes.map((r) => routeTexts(r).map(classifiedText)));
       this.lexical.set(key, index);
     }
     return index;
