@@ -5,5 +5,5 @@
  */
 import type { LogitModel } from './calibration.js';
 
-export const MODEL: LogitModel = { centroid: 3.875, relative: 0.287, nearest: -0.007, nearestRelative: 4.159, lexical: 4.013, lexicalRelative: 4.348, lexicalNearest: 3.265, lexicalNearestRelative: 4.324, none: 2.217 };
-export const RECOMMENDED_THRESHOLD = 0.575;
+export const MODEL: LogitModel = { centroid: 4.516, relative: 0.569, nearest: 1.312, nearestRelative: 2.429, lexical: 3.649, lexicalRelative: 4.051, lexicalNearest: 3.038, lexicalNearestRelative: 4.134, none: 2.592 };
+export const RECOMMENDED_THRESHOLD = 0.5;
