@@ -8,6 +8,7 @@
  *   --write         fit on every set and write plugins/routing/classifier/calibration-table.ts
  *   --onnx <dir>    use an ONNX encoder folder instead of the built-in student table
  *   --teacher       use the student's teacher (USE-Lite, ~14 ms a prompt) to see what distillation loses
+ *   --wrong-cost N  how much more a wrong route costs than a default answer when choosing thresholds (default 1)
  */
 import { writeFileSync } from 'node:fs';
 import { createClassifier, createStudentClassifier, type LocalClassifier } from '../../plugins/routing/classifier/index.js';
@@ -20,6 +21,7 @@ import { accuracy, chooseThreshold, count, decide, defaultPrecision, emptyTally,
 const args = process.argv.slice(2);
 const onnxDir = args.includes('--onnx') ? args[args.indexOf('--onnx') + 1] : undefined;
 const sets = loadSets();
+const wrongCost = args.includes('--wrong-cost') ? Number(args[args.indexOf('--wrong-cost') + 1]) : 1;
 
 const classifier: LocalClassifier = args.includes('--teacher') ? await teacherClassifier() : onnxDir ? createClassifier({ onnxDir }) : createStudentClassifier();
 await classifier.ready();
@@ -54,10 +56,12 @@ const groupOf = (p: LabelledPrompt, setHasLocal: boolean): string =>
 
 console.log(`# Routing evaluation (${classifier.encoder} encoder): ${sets.reduce((n, s) => n + s.prompts.length, 0)} prompts in ${sets.length} route sets, leave one route set out\n`);
 const fitted: string[] = [];
+const sweep = new Map([0.4, 0.5, 0.6, 0.7, 0.8, 0.9].map((t) => [t, emptyTally()]));
 for (const set of sets) {
   const others = sets.filter((s) => s !== set).flatMap((s) => measured.get(s.name)!);
   const model = fitModel(others);
-  const threshold = chooseThreshold(others, model);
+  const threshold = chooseThreshold(others, model, wrongCost);
+  for (const [t, tally] of sweep) for (const m of measured.get(set.name)!) count(tally, m.prompt, decide(m, model, t).predicted);
   fitted.push(`| ${set.name} | ${JSON.stringify(model).replace(/"/g, '')} | ${threshold} |`);
   const t = emptyTally();
   for (const m of measured.get(set.name)!) {
@@ -78,6 +82,7 @@ console.log(`\n## Language groups (held out)\n\n${head('group')}\n${[...groups].
 console.log(`\n## Per language (held out)\n\n${head('language')}\n${[...byLanguage].sort((a, b) => b[1].n - a[1].n).map(([l, t]) => line(l, t)).join('\n')}`);
 console.log(`\n## Per route (held out; recall is the accuracy column)\n\n${head('set/route')}\n${[...byRoute].map(([r, t]) => line(r, t)).join('\n')}`);
 console.log(`\n## Confidence of the routes chosen (held out): is it a probability?\n\n| confidence | decisions | right |\n|---|---:|---:|\n${reliability(decisions).map((b) => `| ${b.band} | ${b.n} | ${b.n ? pct(b.right / b.n) : '—'} |`).join('\n')}`);
+console.log(`\n## The same held-out decisions at fixed thresholds (what a route's confidence_threshold buys)\n\n${head('threshold')}\n${[...sweep].map(([t, x]) => line(String(t), x)).join('\n')}`);
 console.log(`\n## Models fitted without each set\n\n| left out | logit model | threshold |\n|---|---|---:|\n${fitted.join('\n')}`);
 
 const all = sets.flatMap((s) => measured.get(s.name)!);
@@ -89,7 +94,7 @@ console.log(`\nDecision latency (classify(), ${classifier.encoder} encoder, no c
 
 if (args.includes('--write')) {
   const model = fitModel(all);
-  const threshold = chooseThreshold(all, model);
+  const threshold = chooseThreshold(all, model, wrongCost);
   const t = tally(all, model, threshold);
   writeFileSync(new URL('../../../plugins/routing/classifier/calibration-table.ts', import.meta.url), `/**
  * The fitted logit model and the recommended threshold (calibration.ts says what they mean).

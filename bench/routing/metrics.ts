@@ -93,12 +93,16 @@ export function fitModel(set: Measured[], iterations = 1500): LogitModel {
   return { ...model, none: r(theta[k - 1]!) };
 }
 
-/** Wrong routes cost more than the default (a wrong model for the task): the threshold maximises accuracy minus wrong-route rate. */
-export function chooseThreshold(set: Measured[], model: LogitModel): number {
+/**
+ * Wrong routes cost more than the default (a wrong model for the task): the threshold maximises
+ * accuracy minus `wrongCost` × wrong-route rate (1: a wrong route counts twice, since it is also
+ * not right).
+ */
+export function chooseThreshold(set: Measured[], model: LogitModel, wrongCost = 1): number {
   let best = { t: 0.5, u: -Infinity };
   for (let t = 0.2; t <= 0.901; t += 0.025) {
     const x = tally(set, model, t);
-    const u = accuracy(x) - wrongRate(x);
+    const u = accuracy(x) - wrongCost * wrongRate(x);
     if (u > best.u + 1e-9) best = { t: Math.round(t * 1000) / 1000, u };
   }
   return best.t;
