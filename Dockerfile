@@ -36,6 +36,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The admin UI's browser files ship as source (plugins/admin-ui/README.md); tsc does not copy them.
 COPY --from=build /app/plugins/admin-ui/web ./plugins/admin-ui/web
+# The routing classifier's built-in table (a data file tsc does not copy; scripts/routing-student/README.md).
+COPY --from=build /app/plugins/routing/classifier/student ./plugins/routing/classifier/student
 RUN mkdir -p /data && chown node:node /data
 USER node
 # The embedded SQLite database (and anything else kept on disk) lives here.

@@ -65,7 +65,7 @@ async function setCaps(admin: AdminClient, workspaceId: string, personId: string
 }
 
 /**
- * The routing evaluation's routes (bench/routing/routes.json), every one served by the same mock
+ * The routing evaluation's assistant routes (bench/routing/sets/assistant/routes.json), every one served by the same mock
  * model, and that model as the workspace default: whatever `auto` decides, the reply is the same,
  * so the scenario measures the decision (classifier included) and nothing else.
  */
@@ -73,8 +73,8 @@ async function addRoutes(admin: AdminClient, workspaceId: string, model: string)
   const ws = `/workspaces/${workspaceId}`;
   const probe = await admin.call('GET', `${ws}/routes`);
   if (probe.status !== 200) return { count: 0, note: `GET /admin/v1${ws}/routes → ${probe.status}: no routes` };
-  const file = join(root, 'bench/routing/routes.json');
-  const routes = JSON.parse(readFileSync(file, 'utf8')) as Array<{ name: string; description: string; examples: string[] }>;
+  const file = join(root, 'bench/routing/sets/assistant/routes.json');
+  const { routes } = JSON.parse(readFileSync(file, 'utf8')) as { routes: Array<{ name: string; description: string; examples: string[] }> };
   await admin.ok('PATCH', `${ws}/routing`, { default_model: model, routing_enabled: true });
   for (const r of routes) await admin.ok('POST', `${ws}/routes`, { name: r.name, description: r.description, examples: r.examples, model });
   return { count: routes.length };

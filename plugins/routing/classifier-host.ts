@@ -1,52 +1,55 @@
 import type { Logger } from '../../kernel/index.js';
-import type { Classification, RouteClassifier, RouteText } from './classifier/contract.js';
+import type { Classification, LocalClassifier, RouteText } from './classifier/index.js';
 import { createClassifier } from './classifier/index.js';
 import type { Route } from './snapshot.js';
 
 declare module '../../kernel/index.js' {
   interface LogEvents {
-    'routing.classifier_ready': { load_ms: number };
+    'routing.classifier_ready': { load_ms: number; encoder: string };
     'routing.classifier_unavailable': { error_code: string };
     'routing.classify_failed': { request_id: string; error_code: string };
   }
 }
 
+export interface ClassifierConfig {
+  enabled: boolean;
+  onnxDir?: string;
+}
+
 /**
- * Owns the classifier's lifetime for the plugin: loads it in the background (boot never waits for
- * it) once some workspace has an enabled route, reports its state to /healthz, and turns any
- * failure into "not available" so `auto` falls to the default with `classifier_unavailable`.
- * Loading only when routes exist keeps the encoder's worker (~120 MB RSS, measured in
- * bench/README.md) out of instances that never route.
+ * Owns the classifier's lifetime for the plugin: loads it at start (the built-in student table in
+ * well under a second, on this thread; an ONNX encoder in its worker, in the background), reports
+ * its state to /healthz, and turns any failure into "not available" so `auto` falls to the
+ * default with `classifier_unavailable` only when no decision can be made.
  */
 export class ClassifierHost {
-  private classifier: RouteClassifier | null = null;
+  private classifier: LocalClassifier | null = null;
   private failed = false;
   private loading: Promise<void> | null = null;
   private closing = false;
 
   constructor(private readonly log: Logger) {}
 
-  /** Whether load() was called (the worker exists or is being made). */
-  get requested(): boolean {
-    return this.loading !== null;
-  }
-
   get state(): 'loading' | 'ready' | 'unavailable' {
     if (this.failed) return 'unavailable';
     return this.classifier?.state ?? 'loading';
   }
 
-  /** Starts loading (the encoder loads in its worker thread); resolves when loading ended, well or not. */
-  load(options: { enabled: boolean; modelDir?: string }): Promise<void> {
+  get encoder(): string | null {
+    return this.classifier?.encoder ?? null;
+  }
+
+  /** Loads once; resolves when loading ended, well or not. */
+  load(options: ClassifierConfig): Promise<void> {
     this.loading ??= (async () => {
       const started = performance.now();
       try {
         if (!options.enabled) throw Object.assign(new Error('classifier turned off in config'), { code: 'disabled' });
-        const c = createClassifier(options.modelDir ? { modelDir: options.modelDir } : {});
+        const c = createClassifier(options.onnxDir ? { onnxDir: options.onnxDir } : {});
         this.classifier = c;
         await c.ready();
-        if (c.state !== 'ready') throw Object.assign(new Error('classifier did not load'), { code: 'load_failed' });
-        this.log.info('routing.classifier_ready', { load_ms: Math.round(performance.now() - started) });
+        if (c.state !== 'ready') throw Object.assign(new Error(c.failure ?? 'classifier did not load'), { code: 'load_failed' });
+        this.log.info('routing.classifier_ready', { load_ms: Math.round(performance.now() - started), encoder: c.encoder });
       } catch (err) {
         this.failed = true;
         if (this.closing) return; // stopped while loading: not a failure worth a log line
@@ -69,7 +72,7 @@ export class ClassifierHost {
     }
   }
 
-  /** Ends the worker at once, loaded or not (stop must not wait for a model still loading). */
+  /** Ends the classifier at once, loaded or not (stop must not wait for a model still loading). */
   async close(): Promise<void> {
     this.closing = true;
     await this.classifier?.close().catch(() => {});

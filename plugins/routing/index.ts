@@ -12,6 +12,8 @@ import {
 import { ClassifierHost } from './classifier-host.js';
 import { RoutingConfigSchema, type RoutingConfig } from './config.js';
 import { migrations } from './migrations.js';
+import { RecentDecisions } from './recent.js';
+import { explainRoutes } from './routes/explain.js';
 import { routeRoutes } from './routes/routes.js';
 import { enabledRoutes, selectRouted } from './select.js';
 import { changeChannel, emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
@@ -22,7 +24,7 @@ declare module '../../kernel/index.js' {
   }
 }
 
-interface Running { sync: SnapshotSync<Snapshot>; classifier: ClassifierHost; loadIfRouted: () => boolean }
+interface Running { sync: SnapshotSync<Snapshot>; classifier: ClassifierHost }
 
 /** One service's routing state; several services may run in one process (tests). */
 const running = new WeakMap<object, Running>();
@@ -51,34 +53,28 @@ export default definePlugin({
       onError: (err) => ctx.log.warn('routing.snapshot_failed', { error_code: String((err as { code?: string }).code ?? 'error') }),
     });
     const classifier = new ClassifierHost(ctx.log);
-    // Loads the encoder the first time a request, a health probe or start sees an enabled route
-    // (another replica's new route arrives through the snapshot); cheap once requested.
-    const loadIfRouted = (): boolean => {
-      if (!classifier.requested && [...sync.current.routes.values()].some((rs) => rs.some((r) => r.enabled))) void classifier.load(cfg.classifier);
-      return classifier.requested;
-    };
-    running.set(ctx.container, { sync, classifier, loadIfRouted });
+    const recent = new RecentDecisions();
+    running.set(ctx.container, { sync, classifier });
 
     ctx.provide(RoutesToken, {
       enabledRoutes: (workspaceId) => enabledRoutes(sync.current, workspaceId).map((r) => ({ name: r.name, description: r.description })),
     });
     const thresholds = { confidenceThreshold: cfg.confidenceThreshold, margin: cfg.margin, minChars: cfg.minChars };
-    ctx.hook('select', (rc) => {
-      loadIfRouted();
-      return selectRouted(rc, { catalog, snapshot: () => sync.current, classifier, thresholds, conversations: () => ctx.optional(ConversationsToken) });
-    });
+    ctx.hook('select', (rc) => selectRouted(rc, { catalog, snapshot: () => sync.current, classifier, thresholds, conversations: () => ctx.optional(ConversationsToken), recent }));
     // Not critical: without the classifier chat still works and `auto` goes to the default (SPEC.md Health status).
-    // With no route anywhere nothing needs classifying, so the check is ok without the model loaded.
-    ctx.health('classifier', async () => (!loadIfRouted() || classifier.state === 'ready' ? undefined : 'unavailable'), { critical: false });
+    // ok exactly when a decision can be made (loaded and answering).
+    ctx.health('classifier', async () => (classifier.state === 'ready' ? undefined : 'unavailable'), { critical: false });
+    explainRoutes({ admin: ctx.use(AdminApiToken), sync, classifier, thresholds, recent });
     routeRoutes({ admin: ctx.use(AdminApiToken), catalog, store, sync });
   },
   async start(ctx) {
     const r = stateOf(ctx);
     await r.sync.start();
-    // Never block boot on the model: `auto` answers classifier_unavailable until it is ready. Turned
-    // off in config, "load" fails at once, so health says unavailable from the start as before.
-    if (!ctx.config.classifier.enabled) void r.classifier.load(ctx.config.classifier);
-    else r.loadIfRouted();
+    // The built-in table loads in a fraction of a second, so boot waits for it and `auto` can decide
+    // from the first request. An ONNX encoder loads in its worker in the background (health says
+    // unavailable until it is ready).
+    const loading = r.classifier.load(ctx.config.classifier);
+    if (!ctx.config.classifier.onnxDir) await loading;
   },
   async stop(ctx) {
     const r = stateOf(ctx);

@@ -1,7 +1,9 @@
 import { GatewayError, type CatalogModel, type CatalogService, type ConversationsService, type RequestContext, type RoutingRule } from '../../kernel/index.js';
+import type { Classification } from './classifier/index.js';
 import type { ClassifierHost } from './classifier-host.js';
+import type { RecentDecisions } from './recent.js';
 import { decideAfterClassifier, decideBeforeClassifier, latestUserText, type Decision, type Thresholds } from './decide.js';
-import { noSettings, type Route, type Snapshot } from './snapshot.js';
+import { noSettings, type Route, type Snapshot, type WorkspaceRouting } from './snapshot.js';
 
 export interface SelectDeps {
   catalog: CatalogService;
@@ -9,6 +11,7 @@ export interface SelectDeps {
   classifier: ClassifierHost;
   thresholds: Thresholds;
   conversations: () => ConversationsService | undefined;
+  recent: RecentDecisions;
 }
 
 /** A client-chosen name as echoed in an error message: never more than 200 characters of it. */
@@ -71,6 +74,13 @@ function apply(rc: RequestContext, d: Chosen, candidates: CatalogModel[], sticky
   };
 }
 
+/** The rules of `auto` for one latest user message (shared by the select phase and the explain call). */
+export async function decideAuto(text: string, settings: WorkspaceRouting, routes: Route[], thresholds: Thresholds, classify: (text: string, routes: Route[]) => Promise<Classification | null>): Promise<Decision> {
+  const before = decideBeforeClassifier(text, settings, routes, thresholds);
+  if (before) return before;
+  return decideAfterClassifier(text, await classify(text, routes), settings, routes, thresholds);
+}
+
 /**
  * The select phase for `route/<name>` and `auto` (explicit models are chat-api's). A disabled or
  * unknown route is 404 model_not_found, as if it did not exist.
@@ -96,15 +106,16 @@ export async function selectRouted(rc: RequestContext, deps: SelectDeps): Promis
     // Its route (or model) was removed or disabled since: decide afresh for this request (the kept decision stays).
   }
   const text = latestUserText(rc.state.chat!.messages);
-  let decision = decideBeforeClassifier(text, settings, routes, deps.thresholds);
   let classifierMs: number | undefined;
-  if (!decision) {
+  const decision = await decideAuto(text, settings, routes, deps.thresholds, async (t, rs) => {
     const started = performance.now();
-    const result = await deps.classifier.classify(text, routes, rc.id);
+    const result = await deps.classifier.classify(t, rs, rc.id);
     // Only a real scoring is the classifier's latency (unavailable answers at once).
     if (result) classifierMs = performance.now() - started;
-    decision = decideAfterClassifier(text, result, settings, routes, deps.thresholds);
-  }
+    return result;
+  });
+  // The prompt's text is kept for the routing page only where the workspace records prompts.
+  deps.recent.record(workspaceId, rc.id, decision, text, rc.state.recordReply === true);
   const candidates = candidatesOf(decision, routes, deps.catalog, workspaceId)!;
   const service = deps.conversations();
   if (conversation && !conversation.decision && service && decision.rule !== 'pinned') {

@@ -166,6 +166,12 @@ test('workspace and key: the key is shown once with a copy button', async () => 
   await page.getByLabel('Example requests (one per line)').fill('Fix this Python error\nWrite a SQL query');
   await page.getByRole('button', { name: 'Add route' }).click();
   await page.getByRole('cell', { name: 'route/code', exact: true }).waitFor();
+  // How auto decides: the explain call from the routing page, and where recent decisions show.
+  await page.getByLabel('Prompt', { exact: true }).fill('Fix this Python error in my script');
+  await page.getByRole('button', { name: 'Explain' }).click();
+  await page.getByText('Route scores (student encoder', { exact: false }).waitFor();
+  await page.getByText('Decision: route/code', { exact: false }).waitFor();
+  await page.getByRole('heading', { name: 'Recent decisions' }).waitFor();
   await screenshot(page, '04-workspace');
   await checkA11y(page, 'workspace');
   await page.reload();

@@ -4,14 +4,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { packageRoot } from '../../kernel/paths.js';
+import { DEFAULT_CONFIDENCE_THRESHOLD } from '../../plugins/routing/classifier/index.js';
 import { shape } from '../support/harness.js';
-import { eventually, models, routingHeaders, startRoutingWorld, type RoutingWorld } from './support.js';
+import { models, routingHeaders, startRoutingWorld, type RoutingWorld } from './support.js';
 
 const test = suite(`routing: the classifier stage of auto over HTTP (${shape})`);
 let w: RoutingWorld;
 
-/** Routes as an operator would write them (the evaluation harness's): a sentence and five example phrasings each. */
-const operatorRoutes = (JSON.parse(readFileSync(resolve(packageRoot, 'bench/routing/routes.json'), 'utf8')) as Array<{ name: string; description: string; examples: string[] }>)
+/** Routes as an operator would write them (the evaluation harness's assistant set): a sentence and five example phrasings each. */
+const operatorRoutes = (JSON.parse(readFileSync(resolve(packageRoot, 'bench/routing/sets/assistant/routes.json'), 'utf8')) as { routes: Array<{ name: string; description: string; examples: string[] }> }).routes
   .filter((r) => ['code', 'writing', 'math', 'data', 'translation'].includes(r.name));
 const modelOf: Record<string, string> = { code: models.coder, writing: models.writer, math: models.general, data: models.coderBackup, translation: models.writer };
 
@@ -19,8 +20,8 @@ type Health = { status: string; checks: Record<string, { status: string; latency
 const health = async (url: string): Promise<Health> => (await (await fetch(`${url}/healthz`)).json()) as Health;
 
 /** The headers of an auto reply, confidence parsed. */
-async function route(text: string): Promise<{ rule: string | null; route: string | null; reason: string | null; model: string | null; confidence: number | null }> {
-  const h = routingHeaders((await w.ask('auto', text)).headers);
+async function route(text: string, world = w): Promise<{ rule: string | null; route: string | null; reason: string | null; model: string | null; confidence: number | null }> {
+  const h = routingHeaders((await world.ask('auto', text)).headers);
   const c = h['x-svc-routing-confidence'];
   if (c !== null) assert.match(c, /^(0\.\d\d|1\.00)$/);
   return { rule: h['x-svc-routing-rule'], route: h['x-svc-route'], reason: h['x-svc-routing-reason'], model: h['x-svc-model'], confidence: c === null ? null : Number(c) };
@@ -28,17 +29,13 @@ async function route(text: string): Promise<{ rule: string | null; route: string
 
 test.before(async () => {
   w = await startRoutingWorld({});
+  // Readiness: the built-in classifier is loaded before the service listens, so /healthz is ok at once.
+  const h = await health(w.svc.url);
+  assert.equal([h.status, h.checks.classifier?.status], ['ok', 'ok']);
   for (const r of operatorRoutes) await w.ws('POST', '/routes', { ...r, model: modelOf[r.name] });
   await w.ws('PATCH', '/routing', { default_model: models.plain });
-  // Loading never blocks boot; the check turns ok once the worker has the model.
-  assert.ok((await eventually(async () => (await health(w.svc.url)).checks.classifier?.status === 'ok', 30_000)) >= 0, 'classifier did not load');
 });
 test.after(async () => w?.stop());
-
-test('/healthz: checks.classifier ok once loaded, status ok', async () => {
-  const h = await health(w.svc.url);
-  assert.equal([h.status, h.checks.classifier], ['ok', { status: 'ok', latency_ms: h.checks.classifier!.latency_ms }]);
-});
 
 test('classified: each realistic prompt goes to its route, with the route\'s model and a confidence at or above the threshold', async () => {
   const cases: Array<[string, string]> = [
@@ -46,35 +43,45 @@ test('classified: each realistic prompt goes to its route, with the route\'s mod
     ['Translate "where is the train station" into German', 'translation'],
     ['Write a SQL query that counts orders per customer in 2023', 'data'],
     ['Solve the equation 2x^2 - 8 = 0 step by step', 'math'],
-    ['Draft a friendly email inviting my team to a picnic', 'writing'],
+    ['Draft a polite email to my landlord about the broken heating', 'writing'],
   ];
   for (const [text, name] of cases) {
     const r = await route(text);
     assert.equal({ ...r, confidence: null }, { rule: 'classified', route: name, reason: null, model: modelOf[name]!, confidence: null }, text);
-    assert.ok(r.confidence! >= 0.45 && r.confidence! <= 1, `${text}: ${r.confidence}`);
+    assert.ok(r.confidence! >= DEFAULT_CONFIDENCE_THRESHOLD && r.confidence! <= 1, `${text}: ${r.confidence}`);
   }
 });
 
 test('below_threshold: a prompt no route claims goes to the default, with the confidence it got', async () => {
   const r = await route('What should I name my new puppy?');
   assert.equal({ ...r, confidence: null }, { rule: 'default', route: null, reason: 'below_threshold', model: models.plain, confidence: null });
-  assert.ok(r.confidence! < 0.45);
-});
-
-test('ambiguous: a prompt two routes claim almost equally goes to the default', async () => {
-  const r = await route('Write a Python script that loads a CSV into a pandas dataframe and plots it');
-  assert.equal({ ...r, confidence: null }, { rule: 'default', route: null, reason: 'ambiguous', model: models.plain, confidence: null });
-  assert.ok(r.confidence! >= 0.45);
+  assert.ok(r.confidence! < DEFAULT_CONFIDENCE_THRESHOLD);
 });
 
 test("a route's own threshold and margin override the configured ones", async () => {
-  const text = 'Translate "where is the train station" into German';
-  await w.ws('PATCH', '/routes/translation', { confidence_threshold: 0.999 });
+  const text = 'How do you say "good luck" in Portuguese?';
+  const before = await route(text);
+  assert.equal([before.rule, before.route], ['classified', 'translation']);
+  // Just above what it got: below_threshold with the route's own threshold, classified without it.
+  await w.ws('PATCH', '/routes/translation', { confidence_threshold: Math.min(1, before.confidence! + 0.01) });
   assert.equal((await route(text)).reason, 'below_threshold');
   await w.ws('PATCH', '/routes/translation', { confidence_threshold: null, margin: 0.999 });
   assert.equal((await route(text)).reason, 'ambiguous');
   await w.ws('PATCH', '/routes/translation', { margin: null });
   assert.equal((await route(text)).rule, 'classified');
+});
+
+test('readiness: a route created or changed is used by the very next auto request (never classifier_unavailable)', async () => {
+  const text = 'Is this mountain hike safe in winter with kids?';
+  assert.equal((await route(text)).reason, 'below_threshold');
+  await w.ws('POST', '/routes', { name: 'outdoors', model: models.general, description: 'Hiking, camping and mountain trips.', examples: ['Best hiking trail near Munich', 'What to pack for a camping weekend in the mountains', 'Is this mountain hike safe in winter?'] });
+  const created = await route(text);
+  assert.equal([created.rule, created.route], ['classified', 'outdoors']);
+  // Changed texts (a new version) are read at once too: the route now claims something else.
+  await w.ws('PATCH', '/routes/outdoors', { description: 'Gardening: plants, soil and lawns.', examples: ['When should I plant tulips?', 'My tomato leaves turn yellow', 'How often to water a lawn'] });
+  assert.equal((await route(text)).reason, 'below_threshold');
+  assert.equal((await route('How often should I water the lawn in summer?')).route, 'outdoors');
+  await w.ws('DELETE', '/routes/outdoors');
 });
 
 test('the same latest user message always routes the same way (same route, same confidence)', async () => {
@@ -86,17 +93,31 @@ test('the same latest user message always routes the same way (same route, same 
   assert.equal([response.headers.get('x-svc-route'), response.headers.get('x-svc-routing-confidence')], [first.route, first.confidence!.toFixed(2)]);
 });
 
-test('a model that cannot load: checks.classifier down (unavailable), status degraded, auto → classifier_unavailable', async () => {
-  const empty = mkdtempSync(join(tmpdir(), 'svc-no-model-'));
-  const broken = await startRoutingWorld({ plugins: { routing: { config: { classifier: { modelDir: empty } } } } });
+test('decisions are identical after a restart: a new service over the same routes gives the same route and confidence', async () => {
+  const texts = ['Write a Python function that checks whether a string is a palindrome', 'Prove that the sum of two even numbers is even', '¿Cómo se dice "mariposa" en alemán?', 'What should I name my new puppy?'];
+  const before = [];
+  for (const t of texts) before.push(await route(t));
+  const other = await startRoutingWorld({});
   try {
-    // The encoder loads once a route exists (plugins/routing/README.md): before that nothing needs it.
-    assert.equal((await health(broken.svc.url)).checks.classifier?.status, 'ok');
+    for (const r of operatorRoutes) await other.ws('POST', '/routes', { ...r, model: modelOf[r.name] });
+    await other.ws('PATCH', '/routing', { default_model: models.plain });
+    const after = [];
+    for (const t of texts) after.push(await route(t, other));
+    assert.equal(after, before);
+  } finally {
+    await other.stop();
+  }
+});
+
+test('an ONNX folder that cannot load: checks.classifier down (unavailable), status degraded, auto → classifier_unavailable', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'svc-no-model-'));
+  const broken = await startRoutingWorld({ plugins: { routing: { config: { classifier: { onnxDir: empty } } } } });
+  try {
     await broken.ws('POST', '/routes', { ...operatorRoutes[0], model: models.coder });
     await broken.ws('PATCH', '/routing', { default_model: models.plain });
-    assert.ok((await eventually(async () => (await health(broken.svc.url)).checks.classifier?.error_code === 'unavailable', 10_000)) >= 0);
-    const h = await health(broken.svc.url);
-    assert.equal([h.status, h.checks.classifier!.status], ['degraded', 'down']);
+    let h = await health(broken.svc.url);
+    for (let i = 0; i < 100 && h.checks.classifier?.error_code !== 'unavailable'; i++) h = await new Promise((r) => setTimeout(r, 50)).then(() => health(broken.svc.url));
+    assert.equal([h.status, h.checks.classifier!.status, h.checks.classifier!.error_code], ['degraded', 'down', 'unavailable']);
     const r = routingHeaders((await broken.ask('auto', 'Write a Python function that checks whether a string is a palindrome')).headers);
     assert.equal([r['x-svc-routing-rule'], r['x-svc-routing-reason'], r['x-svc-model'], r['x-svc-routing-confidence']], ['default', 'classifier_unavailable', models.plain, null]);
   } finally {

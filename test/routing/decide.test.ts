@@ -11,7 +11,7 @@ const route = (name: string, over: Partial<Route> = {}): Route => ({
   confidenceThreshold: null, margin: null, minChars: null, version: 'v', createdAt: new Date(0), updatedAt: new Date(0), ...over,
 });
 const routes = [route('code'), route('sql'), route('writing', { confidenceThreshold: 0.8, margin: 0.2 })];
-const scores = (...s: Array<[string, number]>) => ({ scores: s.map(([r, confidence]) => ({ route: r, confidence })) });
+const scores = (...s: Array<[string, number]>) => ({ scores: s.map(([r, confidence]) => ({ route: r, confidence, centroid: 0, nearest: 0, lexical: 0, lexicalNearest: 0 })), none: 0 });
 const text = 'Write a query that lists every customer with orders';
 
 test('latest user message: the last user turn, text parts joined, attachments ignored', () => {

@@ -1,15 +1,9 @@
 /**
- * Raw blended score → calibrated confidence: isotonic regression of "the top route was right" on
- * the top raw score, over the tuning half of the labelled set in bench/routing/ (held-out prompts
- * never enter it). Written by `npm run eval:routing -- --calibrate`; do not edit by hand.
+ * The fitted logit model and the recommended threshold (calibration.ts says what they mean).
+ * Written by `npm run eval:routing -- --write` from every route set in bench/routing/sets/;
+ * do not edit by hand. The evaluation's figures are leave-one-route-set-out.
  */
-export const CALIBRATION: ReadonlyArray<readonly [raw: number, confidence: number]> = [
-  [0.2236, 0.0217],
-  [0.3, 0.3214],
-  [0.3257, 0.375],
-  [0.3423, 0.6429],
-  [0.3771, 0.7292],
-  [0.4111, 0.9118],
-  [0.4633, 0.9483],
-  [0.5397, 0.9821],
-];
+import type { LogitModel } from './calibration.js';
+
+export const MODEL: LogitModel = { centroid: 4.516, relative: 0.569, nearest: 1.312, nearestRelative: 2.429, lexical: 3.649, lexicalRelative: 4.051, lexicalNearest: 3.038, lexicalNearestRelative: 4.134, none: 2.592 };
+export const RECOMMENDED_THRESHOLD = 0.5;

@@ -1,7 +1,8 @@
 /**
  * The contract between the routing plugin (rules, thresholds, headers) and its offline classifier
- * (encoder, scoring, worker thread). The routing plugin decides; the classifier only scores.
+ * (encoder, scoring). The routing plugin decides; the classifier only scores.
  */
+import type { RouteDetail } from './scoring.js';
 
 /** A route as the classifier sees it. `version` changes whenever its texts change, so a route's texts are embedded once per version. */
 export interface RouteText {
@@ -11,20 +12,20 @@ export interface RouteText {
   examples: string[];
 }
 
-/** One route's calibrated confidence that the prompt belongs to it (0–1; a threshold an operator can set means something). */
-export interface RouteScore {
-  route: string;
-  confidence: number;
-}
+/**
+ * One route's calibrated confidence that the prompt belongs to it (0–1, a probability fitted over
+ * many route sets), with the similarities it came from (for the explain call).
+ */
+export type RouteScore = RouteDetail;
 
-/** Every route's score for one prompt, best first. */
+/** Every route's score for one prompt, best first, and the probability that none fits. */
 export interface Classification {
   scores: RouteScore[];
+  none: number;
 }
 
 /**
- * The classifier, made by `createClassifier()` in ./index.ts. Loads in the background; inference
- * never runs on the event loop.
+ * The classifier, made by `createClassifier()` in ./index.ts.
  *
  * @example
  * const c = createClassifier({});

@@ -1,33 +1,13 @@
 /**
- * Lexical TF-IDF scoring: word-bounded character 3–5-grams plus word 1–2-grams, each route a
- * centroid of its texts. Catches what the English sentence encoder misses: identifiers, product
- * names, and words shared across languages (SQL, Python, "función", "traducir").
+ * Lexical TF-IDF scoring over the student's own features (features.ts: words, word-bounded
+ * character 4-grams, CJK character grams), each route a centroid of its texts. Catches what the
+ * sentence encoder misses: identifiers, product names, words shared across languages (SQL,
+ * Python, "función") and, with examples in the users' language, that language's own words. The
+ * prompt's features are counted once and shared with the encoder.
  */
+import { featureCounts } from './features.js';
 
 export type SparseVector = Map<string, number>;
-
-const WORD = /[\p{L}\p{N}_#+]+/gu;
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-
-function features(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  const add = (key: string): void => void counts.set(key, (counts.get(key) ?? 0) + 1);
-  const words = text.toLowerCase().normalize('NFKC').match(WORD) ?? [];
-  let previous = '';
-  for (const word of words) {
-    add(`w:${word}`);
-    if (previous) add(`b:${previous} ${word}`);
-    previous = word;
-    // Scripts written without spaces get shorter grams: one CJK character already carries a word's meaning.
-    const smallest = CJK.test(word) ? 1 : 3;
-    const padded = smallest === 1 ? word : ` ${word} `;
-    const symbols = Array.from(padded);
-    for (let n = smallest; n <= (smallest === 1 ? 3 : 5); n++) {
-      for (let i = 0; i + n <= symbols.length; i++) add(`c:${symbols.slice(i, i + n).join('')}`);
-    }
-  }
-  return counts;
-}
 
 function unit(v: SparseVector): SparseVector {
   let sum = 0;
@@ -52,25 +32,32 @@ export class LexicalIndex {
   private readonly idf = new Map<string, number>();
   private readonly documents: number;
   readonly centroids: SparseVector[];
+  /** Each route's texts, weighed and unit length (an example in the user's language counts fully on its own). */
+  readonly texts: SparseVector[][];
 
   constructor(routeTexts: string[][]) {
-    const perText = routeTexts.map((texts) => texts.map(features));
+    const perText = routeTexts.map((texts) => texts.map(featureCounts));
     const all = perText.flat();
     this.documents = all.length;
     const df = new Map<string, number>();
     for (const f of all) for (const k of f.keys()) df.set(k, (df.get(k) ?? 0) + 1);
     for (const [k, n] of df) this.idf.set(k, Math.log((1 + this.documents) / (1 + n)) + 1);
-    this.centroids = perText.map((texts) => {
+    this.texts = perText.map((texts) => texts.map((f) => unit(this.weigh(f))));
+    this.centroids = this.texts.map((texts) => {
       const sum: SparseVector = new Map();
-      for (const f of texts) for (const [k, x] of this.weigh(f)) sum.set(k, (sum.get(k) ?? 0) + x);
+      for (const v of texts) for (const [k, x] of v) sum.set(k, (sum.get(k) ?? 0) + x);
       return unit(sum);
     });
   }
 
-  /** Cosine of the text with every route centroid, in route order. */
-  score(text: string): number[] {
-    const v = this.weigh(features(text));
-    return this.centroids.map((c) => sparseDot(v, c));
+  /** Cosine of the text's features (featureCounts) with every route's centroid and with its nearest text, in route order. */
+  score(counts: Map<string, number>): { centroid: number; nearest: number }[] {
+    const v = this.weigh(counts);
+    return this.centroids.map((c, i) => {
+      let nearest = 0;
+      for (const t of this.texts[i]!) nearest = Math.max(nearest, sparseDot(v, t));
+      return { centroid: sparseDot(v, c), nearest };
+    });
   }
 
   private weigh(counts: Map<string, number>): SparseVector {

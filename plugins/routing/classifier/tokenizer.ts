@@ -26,8 +26,10 @@ function node(): TrieNode {
 export class PieceTokenizer {
   private readonly root = node();
 
-  constructor(readonly vocabulary: VocabularyEntry[]) {
-    for (let id = RESERVED; id < vocabulary.length; id++) {
+  /** `reserved`: leading ids never matched (USE-Lite's six); `unknown`: the id of an unknown symbol. */
+  constructor(readonly vocabulary: VocabularyEntry[], reserved = RESERVED, private readonly unknown = UNKNOWN) {
+    for (let id = reserved; id < vocabulary.length; id++) {
+      if (id === unknown) continue;
       const [piece, score] = vocabulary[id]!;
       let at = this.root;
       for (const symbol of piece) {
@@ -60,12 +62,12 @@ export class PieceTokenizer {
           this.offer(best, bestId, bestLength, end + 1, at.score + best[start]!, at.id, end + 1 - start);
         }
       }
-      if (!matched) this.offer(best, bestId, bestLength, start + 1, best[start]!, UNKNOWN, 1);
+      if (!matched) this.offer(best, bestId, bestLength, start + 1, best[start]!, this.unknown, 1);
     }
     const ids: number[] = [];
     for (let at = n; at > 0; at -= bestLength[at]!) ids.push(bestId[at]!);
     ids.reverse();
-    return ids.filter((id, i) => !(id === UNKNOWN && ids[i - 1] === UNKNOWN));
+    return ids.filter((id, i) => !(id === this.unknown && ids[i - 1] === this.unknown));
   }
 
   private offer(best: Float64Array, bestId: Int32Array, bestLength: Int32Array, end: number, score: number, id: number, length: number): void {

