@@ -31,36 +31,72 @@ export function useLoad(load, deps = []) {
   return { ...state, reload: run };
 }
 
+/** Schema wording the API may answer with for a malformed field, as a sentence for people. */
+const schemaWords = [
+  [/Expected required property/, 'Fill this in.'],
+  [/Expected integer/, 'Enter a whole number.'],
+  [/Expected (number|union value)/, 'Enter a number.'],
+  [/Expected (integer|number) to be (greater|less) than or equal to (-?[\d.]+)/, (m) => `Enter a number ${m[2] === 'greater' ? 'of at least' : 'of at most'} ${m[3]}.`],
+  [/Expected string length (greater|less) or equal to (\d+)/, (m) => (m[1] === 'greater' ? (m[2] === '1' ? 'Fill this in.' : `Use at least ${m[2]} characters.`) : `Use at most ${m[2]} characters.`)],
+  [/Expected string to match '.*'/, 'Use only the characters the hint names.'],
+  [/Expected boolean/, 'Choose yes or no.'],
+  [/Expected (array|string|object)/, 'This value has the wrong form.'],
+  [/Unexpected property/, 'This field is not taken here.'],
+];
+
+/** The API's message for a field, without the `param: ` prefix and never in schema or regex wording. */
+export function humanize(message, param) {
+  let m = String(message ?? '');
+  if (param && m.startsWith(`${param}: `)) m = m.slice(param.length + 2);
+  for (const [re, text] of schemaWords) {
+    const hit = re.exec(m);
+    if (hit) return typeof text === 'function' ? text(hit) : text;
+  }
+  return m.charAt(0).toUpperCase() + m.slice(1);
+}
+
 /**
- * Form state: values, the API's error per field (by `error.param`), one form-level error, busy.
- * `submit(fn)` runs fn(values); an ApiError naming a field shows beside it and focuses it.
+ * Form state: values, an error per field, one form-level error, a success notice, busy.
+ * `check(values)` (optional) returns `{ field: message }` for what the browser can see is wrong:
+ * every such error shows at once, next to its field, and nothing is sent. `submit(fn)` then runs
+ * fn(values); a returned string shows as a confirmation; an ApiError naming a field shows beside it.
  */
-export function useForm(initial) {
+export function useForm(initial, check) {
   const [values, setValues] = useState(initial);
   const [errors, setErrors] = useState({});
   const [formError, setFormError] = useState(null);
+  const [notice, setNotice] = useState(null);
   const [busy, setBusy] = useState(false);
   const ref = useRef(null);
   const set = (name, value) => setValues((v) => ({ ...v, [name]: value }));
+  const focus = (field) => setTimeout(() => ref.current?.querySelector(`[name="${field}"]`)?.focus(), 0);
   const submit = (fn) => async (ev) => {
     ev.preventDefault();
-    setBusy(true);
     setErrors({});
     setFormError(null);
+    setNotice(null);
+    const found = Object.fromEntries(Object.entries(check?.(values) ?? {}).filter(([, m]) => m));
+    if (Object.keys(found).length > 0) {
+      setErrors(found);
+      focus(Object.keys(values).find((k) => found[k]) ?? Object.keys(found)[0]);
+      return;
+    }
+    setBusy(true);
     try {
-      await fn(values);
+      const done = await fn(values);
+      if (typeof done === 'string') setNotice(done);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       const field = fieldOf(err.param, Object.keys(values));
       if (field) {
-        setErrors({ [field]: err.message });
-        setTimeout(() => ref.current?.querySelector(`[name="${field}"]`)?.focus(), 0);
-      } else setFormError(err.message);
+        setErrors({ [field]: humanize(err.message, err.param) });
+        focus(field);
+      } else setFormError(humanize(err.message, err.param));
     } finally {
       setBusy(false);
     }
   };
-  return { values, set, errors, formError, busy, submit, ref, reset: () => setValues(initial) };
+  return { values, set, errors, formError, notice, busy, submit, ref, reset: () => setValues(initial), setValues };
 }
 
 /** The form field an API `param` names: exact, or the first part of a dotted path. */
@@ -101,12 +137,16 @@ export function Field({ form, name, label, hint, type = 'text', options, ...rest
 }
 
 /** A form with its heading, the form-level error and a submit button. */
-export function Form({ form, onSubmit, title, submitLabel, children, class: cls = '' }) {
+export function Form({ form, onSubmit, title, submitLabel, children, class: cls = '', cancel = null }) {
+  const count = Object.keys(form.errors).length;
   return html`<form class=${`card ${cls}`} ref=${form.ref} onSubmit=${form.submit(onSubmit)} noValidate>
     ${title && html`<h2>${title}</h2>`}
+    ${count > 1 && html`<p class="error" role="alert">Check the ${count} fields marked below.</p>`}
     ${children}
     ${form.formError && html`<p class="error" role="alert">${form.formError}</p>`}
     <button type="submit" disabled=${form.busy}>${form.busy ? 'Working…' : submitLabel}</button>
+    ${cancel}
+    ${form.notice && html`<p class="notice" role="status">${form.notice}</p>`}
   </form>`;
 }
 
