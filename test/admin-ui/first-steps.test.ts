@@ -61,7 +61,7 @@ test('a wrong password shows the API message; the right one signs in with a Stri
   await page.getByRole('alert').filter({ hasText: 'The email or password is wrong.' }).waitFor();
   await page.getByLabel('Password').fill(adminPassword);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Workspaces' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
   const cookie = (await context.cookies()).find((c) => c.name === 'svc_session');
   assert.is(cookie?.sameSite, 'Strict');
   assert.is(cookie?.httpOnly, true);

@@ -163,34 +163,7 @@ export function Loaded({ state, children }) {
   return children(state.data);
 }
 
-/** A table whose rows are paged in the browser, `size` at a time. */
-export function Paged({ rows, size = 20, head, row, caption }) {
-  const [page, setPage] = useState(0);
-  const pages = Math.max(1, Math.ceil(rows.length / size));
-  const at = Math.min(page, pages - 1);
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label=${caption ?? 'List'}><table>
-      <caption class=${caption ? '' : 'sr-only'}>${caption ?? 'List'}</caption>
-      <thead><tr>${head.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
-      <tbody>${rows.slice(at * size, at * size + size).map(row)}</tbody>
-    </table></div>
-    ${pages > 1 && html`<nav class="pager" aria-label="Pages">
-      <button type="button" disabled=${at === 0} onClick=${() => setPage(at - 1)}>Previous</button>
-      <span>Page ${at + 1} of ${pages}</span>
-      <button type="button" disabled=${at >= pages - 1} onClick=${() => setPage(at + 1)}>Next</button>
-    </nav>`}`;
-}
-
-/** Pages of an API that answers `next_cursor`: the cursor to send now, and the way back. */
-export function useCursors() {
-  const [cursors, setCursors] = useState(['']);
-  return { cursor: cursors.at(-1), cursors, setCursors, reset: () => setCursors(['']) };
-}
-
-/** Newer / Older buttons over `useCursors()`; `next` is the page's `next_cursor`. */
-export const CursorPager = ({ pages, next }) => html`<nav class="pager" aria-label="Pages">
-  <button type="button" disabled=${pages.cursors.length === 1} onClick=${() => pages.setCursors(pages.cursors.slice(0, -1))}>Newer</button>
-  <button type="button" disabled=${!next} onClick=${() => pages.setCursors([...pages.cursors, next])}>Older</button>
-</nav>`;
+export { Paged, useCursors, CursorPager, SearchBox } from './lists.js';
 
 /** A button that asks first in a modal dialog; `onConfirm` may throw an ApiError, shown in it. */
 export function ConfirmButton({ label, question, confirmLabel = label, onConfirm, class: cls = 'danger' }) {
