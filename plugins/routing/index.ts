@@ -13,6 +13,7 @@ import { ClassifierHost } from './classifier-host.js';
 import { RoutingConfigSchema, type RoutingConfig } from './config.js';
 import { migrations } from './migrations.js';
 import { routeRoutes } from './routes/routes.js';
+import { modelUseRoutes } from './routes/model-uses.js';
 import { enabledRoutes, selectRouted } from './select.js';
 import { changeChannel, emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
 
@@ -71,6 +72,7 @@ export default definePlugin({
     // With no route anywhere nothing needs classifying, so the check is ok without the model loaded.
     ctx.health('classifier', async () => (!loadIfRouted() || classifier.state === 'ready' ? undefined : 'unavailable'), { critical: false });
     routeRoutes({ admin: ctx.use(AdminApiToken), catalog, store, sync });
+    modelUseRoutes(ctx.use(AdminApiToken), sync);
   },
   async start(ctx) {
     const r = stateOf(ctx);

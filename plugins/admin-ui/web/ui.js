@@ -165,11 +165,15 @@ export function Loaded({ state, children }) {
 
 export { Paged, useCursors, CursorPager, SearchBox } from './lists.js';
 
-/** A button that asks first in a modal dialog; `onConfirm` may throw an ApiError, shown in it. */
-export function ConfirmButton({ label, question, confirmLabel = label, onConfirm, class: cls = 'danger' }) {
+/**
+ * A button that asks first in a modal dialog; `onConfirm` may throw an ApiError, shown in it.
+ * `question` is text, or an async function returning it (e.g. after asking what else uses the thing).
+ */
+export function ConfirmButton({ label, question, confirmLabel = label, onConfirm, class: cls = 'danger', text = label }) {
   const dialog = useRef(null);
   const qid = useId();
   const [error, setError] = useState(null);
+  const [asked, setAsked] = useState(typeof question === 'function' ? '' : question);
   const yes = async () => {
     try {
       await onConfirm();
@@ -178,13 +182,31 @@ export function ConfirmButton({ label, question, confirmLabel = label, onConfirm
       setError(err.message);
     }
   };
-  return html`<button type="button" class=${cls} onClick=${() => { setError(null); dialog.current.showModal(); }}>${label}</button>
+  const open = async () => {
+    setError(null);
+    if (typeof question === 'function') setAsked(await question().catch((err) => err.message));
+    dialog.current.showModal();
+  };
+  return html`<button type="button" class=${cls} aria-label=${text !== label ? label : undefined} onClick=${open}>${text}</button>
     <dialog ref=${dialog} aria-labelledby=${qid}>
-      <p id=${qid}>${question}</p>
+      <div id=${qid}>${asked}</div>
       ${error && html`<p class="error" role="alert">${error}</p>`}
       <div class="actions">
         <button type="button" onClick=${() => dialog.current.close()}>Cancel</button>
         <button type="button" class="danger" onClick=${yes}>${confirmLabel}</button>
       </div>
+    </dialog>`;
+}
+
+/** A button opening a modal dialog that holds `children(close)` (an edit form). */
+export function DialogButton({ label, text = label, title, children, class: cls = '' }) {
+  const dialog = useRef(null);
+  const tid = useId();
+  const [open, setOpen] = useState(false);
+  const close = () => { dialog.current?.close(); setOpen(false); };
+  return html`<button type="button" class=${cls} aria-label=${text !== label ? label : undefined} onClick=${() => { setOpen(true); setTimeout(() => dialog.current?.showModal(), 0); }}>${text}</button>
+    <dialog ref=${dialog} class="wide" aria-labelledby=${tid} onClose=${() => setOpen(false)}>
+      <h2 id=${tid}>${title ?? label}</h2>
+      ${open && children(close)}
     </dialog>`;
 }

@@ -67,7 +67,7 @@ function RequestList({ me }) {
           <caption class="sr-only">Recent requests, newest first</caption>
           <thead><tr>${['Time', 'Person', 'Key', ...(workspaceId ? [] : ['Workspace']), 'Model', 'Route', 'Rule', 'Status', 'Cost', 'Latency'].map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
           <tbody>${p.data.map((r) => html`<tr data-request=${r.id}>
-            <td><a href=${`#/requests/${seg(r.id)}${workspaceId ? `/${seg(workspaceId)}` : ''}`} aria-label=${`Request ${r.id}`}>${when(r.created_at)}</a></td>
+            <td><a href=${`#/requests/${seg(r.id)}${workspaceId ? `/${seg(workspaceId)}` : ''}`} aria-label=${`${when(r.created_at)}, request ${r.id}`}>${when(r.created_at)}</a></td>
             <td>${name(r.person_id)}</td><td>${r.key_id ? name(r.key_id) : '—'}</td>${!workspaceId && html`<td>${name(r.workspace_id)}</td>`}
             <td>${r.model ?? '—'}</td><td>${r.route ? `route/${r.route}` : '—'}</td><td>${r.routing_rule ?? '—'}</td>
             <td>${r.status}${r.error_code ? html` <code>${r.error_code}</code>` : ''}</td><td>${money(r.cost_micro_usd)}</td><td>${r.latency_ms} ms</td>
