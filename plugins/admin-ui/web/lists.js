@@ -5,6 +5,7 @@ import htm from 'htm';
 
 const html = htm.bind(h);
 let nextId = 0;
+const lowerFirst = (s) => s.charAt(0).toLowerCase() + s.slice(1);
 
 /** A labelled search field; `onInput(text)` on each keystroke. */
 export function SearchBox({ label, value, onInput }) {
@@ -24,7 +25,7 @@ export function Paged({ rows, size = 20, head, row, caption, search }) {
   const shown = search && words.length ? rows.filter((r) => { const t = search(r).toLowerCase(); return words.every((w) => t.includes(w)); }) : rows;
   const pages = Math.max(1, Math.ceil(shown.length / size));
   const at = Math.min(page, pages - 1);
-  return html`${search && html`<${SearchBox} label=${`Search ${(caption ?? 'list').toLowerCase()}`} value=${query} onInput=${(q) => { setQuery(q); setPage(0); }} />`}
+  return html`${search && html`<${SearchBox} label=${`Search ${lowerFirst(caption ?? 'List')}`} value=${query} onInput=${(q) => { setQuery(q); setPage(0); }} />`}
     ${search && words.length > 0 && html`<p class="hint" role="status">${shown.length} of ${rows.length} shown.</p>`}
     <div class="table-wrap" tabindex="0" role="region" aria-label=${caption ?? 'List'}><table>
       <caption class=${caption ? '' : 'sr-only'}>${caption ?? 'List'}</caption>

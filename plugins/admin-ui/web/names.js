@@ -18,6 +18,11 @@ export async function loadNames(me, workspaceId) {
   for (const p of persons) names.set(p.id, p.email);
   for (const m of members) names.set(m.person_id, m.email);
   for (const k of keys) names.set(k.id, `${k.name} (${k.prefix}…)`);
+  // Instance-wide views name keys too: the keys of the first 20 workspaces.
+  if (admin && !workspaceId) {
+    const all = await Promise.all(workspaces.slice(0, 20).map((w) => api('GET', `/workspaces/${seg(w.id)}/keys`).then((d) => d.data).catch(() => [])));
+    for (const k of all.flat()) names.set(k.id, `${k.name} (${k.prefix}…)`);
+  }
   names.set(me.person.id, me.person.email);
   return names;
 }

@@ -19,8 +19,8 @@ function Figures({ d }) {
 }
 
 function Top({ caption, rows, name, empty }) {
-  if (rows.length === 0) return html`<section><h3>${caption}</h3><p class="hint">${empty}</p></section>`;
-  return html`<section><h3>${caption}</h3><${Paged} caption=${caption} rows=${rows} head=${['Name', 'Requests', 'Spend']}
+  if (rows.length === 0) return html`<section><p class="caption">${caption}</p><p class="hint">${empty}</p></section>`;
+  return html`<section><${Paged} caption=${caption} rows=${rows} head=${['Name', 'Requests', 'Spend']}
     row=${(r) => html`<tr><td>${name(r.id)}</td><td>${r.requests}</td><td>${money(r.cost_micro_usd)}</td></tr>`} /></section>`;
 }
 
