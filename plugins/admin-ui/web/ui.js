@@ -33,12 +33,12 @@ export function useLoad(load, deps = []) {
 
 /** Schema wording the API may answer with for a malformed field, as a sentence for people. */
 const schemaWords = [
+  [/Expected (?:integer|number) to be (greater|less) (?:than )?or equal to (-?[\d.]+)/, (m) => `Enter a number ${m[1] === 'greater' ? 'of at least' : 'of at most'} ${m[2]}.`],
+  [/Expected string length (greater|less) (?:than )?or equal to (\d+)/, (m) => (m[1] === 'greater' ? (m[2] === '1' ? 'Fill this in.' : `Use at least ${m[2]} characters.`) : `Use at most ${m[2]} characters.`)],
   [/Expected required property/, 'Fill this in.'],
   [/Expected integer/, 'Enter a whole number.'],
   [/Expected (number|union value)/, 'Enter a number.'],
-  [/Expected (integer|number) to be (greater|less) than or equal to (-?[\d.]+)/, (m) => `Enter a number ${m[2] === 'greater' ? 'of at least' : 'of at most'} ${m[3]}.`],
-  [/Expected string length (greater|less) or equal to (\d+)/, (m) => (m[1] === 'greater' ? (m[2] === '1' ? 'Fill this in.' : `Use at least ${m[2]} characters.`) : `Use at most ${m[2]} characters.`)],
-  [/Expected string to match '.*'/, 'Use only the characters the hint names.'],
+  [/Expected string to match/, 'This has characters that are not allowed here; see the hint.'],
   [/Expected boolean/, 'Choose yes or no.'],
   [/Expected (array|string|object)/, 'This value has the wrong form.'],
   [/Unexpected property/, 'This field is not taken here.'],
@@ -47,12 +47,13 @@ const schemaWords = [
 /** The API's message for a field, without the `param: ` prefix and never in schema or regex wording. */
 export function humanize(message, param) {
   let m = String(message ?? '');
-  if (param && m.startsWith(`${param}: `)) m = m.slice(param.length + 2);
   for (const [re, text] of schemaWords) {
     const hit = re.exec(m);
     if (hit) return typeof text === 'function' ? text(hit) : text;
   }
-  return m.charAt(0).toUpperCase() + m.slice(1);
+  // "name: use lowercase letters…" → "Use lowercase letters…"; messages naming their field otherwise stay as written.
+  if (param && m.startsWith(`${param}: `)) m = m.charAt(param.length + 2).toUpperCase() + m.slice(param.length + 3);
+  return m;
 }
 
 /**
