@@ -98,6 +98,22 @@ test('a member: their own requests and traces only; the workspace list stays for
   assert.equal([list.status, list.body.error.code], [403, 'forbidden']);
 });
 
+test('GET /model-uses: the routes (model, fallback) and settings (default, pinned) naming a model, every workspace; instance admins only', async () => {
+  await w.admin.model('local:spare');
+  const other = await w.admin.workspace();
+  await w.admin.ok('POST', `/workspaces/${other}/routes`, { name: 'docs', model: 'local:spare', fallbacks: ['local:mock-model'] });
+  await w.admin.ok('PATCH', `/workspaces/${other}/routing`, { default_model: 'local:mock-model', pinned_model: 'local:spare' });
+  const uses = await w.admin.ok<{ data: Array<{ workspace_id: string; where: string; route: string | null }> }>('GET', `/model-uses?model=${encodeURIComponent('local:mock-model')}`);
+  const key = (u: { workspace_id: string; where: string; route: string | null }) => `${u.workspace_id}/${u.where}/${u.route}`;
+  assert.equal(uses.data.map(key).sort(), [`${w.workspaceId}/route/code`, `${other}/fallback/docs`, `${other}/default_model/null`].sort());
+  const spare = await w.admin.ok<{ data: Array<{ workspace_id: string; where: string; route: string | null }> }>('GET', '/model-uses?model=local%3Aspare');
+  assert.equal(spare.data.map(key).sort(), [`${other}/route/docs`, `${other}/pinned_model/null`].sort());
+  assert.equal((await w.admin.ok<{ data: unknown[] }>('GET', '/model-uses?model=local%3Aunused')).data, []);
+  const missing = await w.admin.call<Err>('GET', '/model-uses');
+  assert.equal([missing.status, missing.body.error.param], [400, 'model']);
+  assert.is((await member.call('GET', '/model-uses?model=x')).status, 403);
+});
+
 test('GET my-usage: the member’s spend by model and every cap that applies to them, with the least room', async () => {
   const inst = await w.admin.ok<{ id: string }>('POST', '/budget-caps', { amount_micro_usd: 100_000_000, period: 'month' });
   const wsCap = await w.admin.ok<{ id: string }>('POST', `/workspaces/${w.workspaceId}/budget-caps`, { scope: 'workspace', amount_micro_usd: 20_000_000, period: 'month' });
