@@ -140,9 +140,12 @@ export async function keyIn(store: Store, workspaceId: string, keyId: string): P
   return rows[0] ? keyView(rows[0], () => undefined) : null;
 }
 
-/** True when the workspace has an active (unrevoked) key with this name, ignoring case. */
-export async function activeKeyNamed(store: Store, workspaceId: string, name: string): Promise<boolean> {
-  const rows = await store.execute<Row>('select id from identity_api_keys where workspace_id = ? and lower(name) = lower(?) and revoked_at is null', [workspaceId, name]);
+/** True when the person has an active (unrevoked) key with this name in the workspace, ignoring case. */
+export async function activeKeyNamed(store: Store, workspaceId: string, personId: string, name: string): Promise<boolean> {
+  const rows = await store.execute<Row>(
+    'select id from identity_api_keys where workspace_id = ? and person_id = ? and lower(name) = lower(?) and revoked_at is null',
+    [workspaceId, personId, name],
+  );
   return rows.length > 0;
 }
 

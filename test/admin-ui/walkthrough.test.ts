@@ -139,7 +139,7 @@ test('workspaces and keys: duplicate names refused next to the field; rename; ke
   await page.getByText('Key notebook created.').waitFor();
   await page.getByLabel('Key name').fill('Notebook');
   await page.getByRole('button', { name: 'Create key' }).click();
-  await page.getByText('This workspace already has an active key named “Notebook”; choose another name or revoke that key first.').waitFor();
+  await page.getByText('You already have an active key named “Notebook” in this workspace; choose another name or revoke that key first.').waitFor();
 });
 
 test('routing: pickers of added models, a route added, edited (fallback order) and its settings saved', async () => {

@@ -29,6 +29,6 @@ export async function loadNames(me, workspaceId) {
 
 /** `name(id)` from loadNames, falling back to the id itself (or a dash). */
 export function useNames(me, workspaceId = '') {
-  const state = useLoad(() => loadNames(me, workspaceId), [workspaceId]);
+  const state = useLoad(() => (me ? loadNames(me, workspaceId) : Promise.resolve(new Map())), [workspaceId, !!me]);
   return (id) => (id === null || id === undefined ? '—' : (state.data?.get(id) ?? id));
 }

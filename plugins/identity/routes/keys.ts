@@ -38,8 +38,9 @@ export function keyRoutes(d: Deps): void {
         throw new GatewayError('forbidden', 'Only an active member of the workspace can create a key in it.');
       }
       const name = checkName(body.name);
-      if (await activeKeyNamed(store, workspaceId, name)) {
-        throw new GatewayError('invalid_request', `This workspace already has an active key named “${name}”; choose another name or revoke that key first.`, { param: 'name' });
+      // Per owner: each member may have their own "laptop"; admins see the owner beside the name.
+      if (await activeKeyNamed(store, workspaceId, c.personId, name)) {
+        throw new GatewayError('invalid_request', `You already have an active key named “${name}” in this workspace; choose another name or revoke that key first.`, { param: 'name' });
       }
       const value = newSecret(keyPrefix);
       const key = await insertKey(store, workspaceId, c.personId, name, value);

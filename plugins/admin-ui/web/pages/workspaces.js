@@ -37,7 +37,7 @@ function Workspace({ id, me }) {
       ${/[?&]added=1/.test(location.hash) && html`<p class="notice" role="status">Workspace ${w.name} added. Next: add members, create an API key, and set up routing below.</p>`}
       <p class="hint">Workspace id <code>${w.id}</code>. Your role: ${w.role ?? 'instance admin'}.</p>
       ${canAdmin && html`<${Rename} ws=${w} reload=${ws.reload} />`}
-      <${Keys} workspaceId=${w.id} />
+      <${Keys} workspaceId=${w.id} me=${canAdmin ? me : null} />
       ${canAdmin && html`<${Members} workspaceId=${w.id} /><${Routing} workspaceId=${w.id} /><${ProviderKeys} workspaceId=${w.id} /><${Recording} workspaceId=${w.id} />`}`;
   }}</${Loaded}>`;
 }
