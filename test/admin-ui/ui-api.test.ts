@@ -114,6 +114,26 @@ test('GET /model-uses: the routes (model, fallback) and settings (default, pinne
   assert.is((await member.call('GET', '/model-uses?model=x')).status, 403);
 });
 
+test('GET /providers/{name}/models: the provider’s own list, named as here and marked when added; a refused key is 502; unknown 404', async () => {
+  upstream.models = ['mock-model', 'mock-large', 'mock-model'];
+  const list = await w.admin.ok<{ data: Array<{ id: string; name: string; added: boolean }> }>('GET', '/providers/local/models');
+  assert.equal(list.data, [{ id: 'mock-large', name: 'local:mock-large', added: false }, { id: 'mock-model', name: 'local:mock-model', added: true }]);
+  const keyed = await new MockUpstream({ apiKey: 'sk-right' }).start();
+  try {
+    await w.admin.ok('POST', '/providers', { name: 'keyed', address: keyed.url, api_key: 'sk-wrong' });
+    const refused = await w.admin.call<Err>('GET', '/providers/keyed/models');
+    assert.equal([refused.status, refused.body.error.code, refused.body.error.message], [502, 'provider_auth_failed', 'Provider keyed refused the key.']);
+    await w.admin.ok('PATCH', '/providers/keyed', { api_key: 'sk-right' });
+    assert.equal((await w.admin.ok<{ data: Array<{ name: string }> }>('GET', '/providers/keyed/models')).data.map((m) => m.name), ['keyed:mock-model']);
+    await w.admin.ok('DELETE', '/providers/keyed?confirm=keyed');
+  } finally {
+    await keyed.stop();
+  }
+  const gone = await w.admin.call<Err>('GET', '/providers/nope/models');
+  assert.equal([gone.status, gone.body.error.code], [404, 'not_found']);
+  assert.is((await member.call('GET', '/providers/local/models')).status, 403);
+});
+
 test('GET my-usage: the member’s spend by model and every cap that applies to them, with the least room', async () => {
   const inst = await w.admin.ok<{ id: string }>('POST', '/budget-caps', { amount_micro_usd: 100_000_000, period: 'month' });
   const wsCap = await w.admin.ok<{ id: string }>('POST', `/workspaces/${w.workspaceId}/budget-caps`, { scope: 'workspace', amount_micro_usd: 20_000_000, period: 'month' });

@@ -36,7 +36,7 @@ test.before(async () => {
   backing = await createBacking();
   createAdminWithCli(backing);
   upstream = await new MockUpstream({ apiKey: 'sk-up' }).start();
-  upstream.models = ['mock-model', 'mock-large'];
+  upstream.models = ['mock-model', 'mock-large', 'mock-extra'];
   svc = await startService({ backing, overrides: { plugins: { tracing: { config: { flushIntervalMs: 50 } } } } });
   browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -72,6 +72,23 @@ test('providers and models: every mistake of the model form at once, in words; a
   await page.getByLabel('API key (optional)').fill('sk-up');
   await page.getByRole('button', { name: 'Add and check' }).click();
   await page.locator('tr[data-provider="local"]').getByText('Connected').waitFor();
+  // Import from the provider's own list: choose which, give their limits and prices.
+  await page.getByRole('button', { name: 'Import models of local' }).click();
+  const imp = dialog();
+  await imp.getByText('local lists 3 models; 0 are added already.').waitFor();
+  await imp.getByRole('button', { name: 'Add 0 models' }).click();
+  await imp.getByText('Choose at least one model above.').waitFor();
+  await imp.getByLabel('mock-extra').check();
+  await imp.getByLabel('Context window (tokens)').fill('8192');
+  await imp.getByLabel('Output limit (tokens)').fill('1024');
+  await imp.getByLabel('Input price (USD per million tokens)').fill('0');
+  await imp.getByLabel('Output price (USD per million tokens)').fill('0');
+  await imp.getByRole('button', { name: 'Add 1 model' }).click();
+  await imp.getByText(/^Added 1 of 1 model;/).waitFor();
+  await imp.getByText('local lists 3 models; 1 are added already.').waitFor();
+  await checkA11y(page, 'import models');
+  await screenshot(page, 'w-07-import-models-1440');
+  await imp.getByRole('button', { name: 'Close' }).click();
 
   await navTo(page, 'Models');
   const add = form('Add a model');
