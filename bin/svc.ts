@@ -1,7 +1,18 @@
 #!/usr/bin/env node
-import { runCli } from '../kernel/lifecycle/cli.js';
+// No static imports: the Node check below must run before any module that needs a newer Node loads.
 
 const words = process.argv.slice(2);
+
+/** package.json "engines": older Nodes fail later in confusing ways (unknown command, syntax errors). */
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 19)) {
+  process.stderr.write(
+    `svc: needs Node 22.19 or newer; this is Node ${process.versions.node}.\n` +
+      'Run it through the wrapper, which installs Node 24 under ~/.svc-node when needed:\n' +
+      `  bash scripts/svc.sh ${words.join(' ')}\n`,
+  );
+  process.exit(1);
+}
 
 async function serve(): Promise<void> {
   // Loaded only to serve: `svc --help` and `svc --version` never load the service.
@@ -43,7 +54,7 @@ if (words.length === 0 || words[0] === 'serve') {
     process.exit(1);
   });
 } else {
-  runCli(words, { stdout: process.stdout, stderr: process.stderr, env: process.env }).then(
+  import('../kernel/lifecycle/cli.js').then(({ runCli }) => runCli(words, { stdout: process.stdout, stderr: process.stderr, env: process.env })).then(
     (code) => process.exit(code),
     (err: unknown) => {
       process.stderr.write(`svc: ${(err as Error).message}\n`);

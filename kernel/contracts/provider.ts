@@ -55,6 +55,11 @@ export interface ProviderAdapter {
   stream(call: UpstreamCall): Promise<AsyncIterable<ChatCompletionChunk>>;
   /** The free list-models check: Connected, Could not connect, Key refused. */
   check(signal: AbortSignal): Promise<Exclude<ProviderCheckStatus, 'unchecked'>>;
+  /**
+   * The model ids the provider's own list-models call answers with (for importing them); absent
+   * where a vendor has no such list. Throws a GatewayError (provider_auth_failed, upstream_unavailable).
+   */
+  listModels?(signal: AbortSignal): Promise<string[]>;
   close(): Promise<void>;
 }
 

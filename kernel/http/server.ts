@@ -163,7 +163,7 @@ export class HttpFront {
 
   listen(port: number, host: string): Promise<number> {
     return new Promise((resolveListen, reject) => {
-      this.server.once('error', reject);
+      this.server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, port, host)));
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
         const address = this.server.address();
@@ -198,4 +198,12 @@ export class HttpFront {
     this.server.close();
     this.server.closeAllConnections();
   }
+}
+
+/** A listen failure an operator can act on: a busy or forbidden port names SVC_PORT / SVC_HOST. */
+function listenError(err: NodeJS.ErrnoException, port: number, host: string): Error {
+  if (err.code === 'EADDRINUSE') return new Error(`port ${port} on ${host} is already in use (listen EADDRINUSE): stop the other process or set SVC_PORT to a free port, e.g. SVC_PORT=8081`);
+  if (err.code === 'EACCES') return new Error(`port ${port} on ${host} needs privileges this process lacks (listen EACCES): set SVC_PORT to a port above 1023`);
+  if (err.code === 'EADDRNOTAVAIL') return new Error(`address ${host} is not on this machine (listen EADDRNOTAVAIL): set SVC_HOST to one of its addresses, or 0.0.0.0`);
+  return err;
 }

@@ -85,6 +85,7 @@ export class Service {
     const names = await this.boot();
     this.port = await this.http.listen(this.config.server.port, this.config.server.host);
     this.log.info('api.started', { host: this.config.server.host, port: this.port, shape: this.shape, plugins: names, version });
+    if (names.includes('admin-ui')) this.log.info('api.admin_ui', { url: uiUrl(this.config.server.host, this.port) });
     return this.port;
   }
 
@@ -238,4 +239,10 @@ export class Service {
   get<T>(token: import('../container/tokens.js').Token<T>): T {
     return resolve(this.container, token);
   }
+}
+
+/** The address a browser on this machine opens: a wildcard host is reached as localhost. */
+export function uiUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}/`;
 }

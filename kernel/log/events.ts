@@ -14,6 +14,8 @@ export type LogValue = string | number | boolean | null | readonly string[];
  */
 export interface LogEvents {
   'api.started': { host: string; port: number; shape: 'embedded' | 'scale-out'; plugins: readonly string[]; version: string };
+  /** Where a person opens the admin UI (only when the admin-ui plugin is on). */
+  'api.admin_ui': { url: string };
   'api.stopping': { in_flight: number };
   'api.stopped': { forced_streams: number };
   'health.dependency_down': { component: string; error_code: string };

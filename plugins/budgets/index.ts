@@ -30,6 +30,7 @@ import { Totals } from './totals.js';
 import { CounterSeeds } from './seeds.js';
 import { capRoutes } from './routes/caps.js';
 import { settingRoutes } from './routes/settings.js';
+import { myUsageRoutes } from './routes/my-usage.js';
 import { spendRoutes } from './routes/spend.js';
 import { exportRoutes } from './routes/export.js';
 import { budgetRetention } from './retention-kinds.js';
@@ -140,6 +141,7 @@ export default definePlugin({
     capRoutes(deps);
     settingRoutes(deps);
     spendRoutes(deps);
+    myUsageRoutes(deps);
     exportRoutes(deps);
   },
   async start(ctx) {

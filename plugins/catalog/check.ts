@@ -1,4 +1,4 @@
-import { isGatewayError, type CheckResult, type ProviderCheckStatus, type ProviderRegistry } from '../../kernel/index.js';
+import { GatewayError, isGatewayError, type CheckResult, type ProviderCheckStatus, type ProviderRegistry } from '../../kernel/index.js';
 
 /** What one free list-models call found, before it is shown on a provider row or on /healthz. */
 export interface CheckOutcome {
@@ -62,5 +62,20 @@ export function healthResult(o: CheckOutcome): CheckResult {
       return down('timeout');
     default:
       return down('error');
+  }
+}
+
+/**
+ * The model ids a provider lists (for importing them), through a throwaway adapter like the check.
+ * 422 when the vendor has no list; the adapter's refusals (key refused, unreachable) as they are.
+ */
+export async function listProviderModels(registry: ProviderRegistry | undefined, target: CheckTarget, timeoutMs: number): Promise<string[]> {
+  if (!registry) throw new GatewayError('provider_not_configured', 'No provider adapters are loaded on this service.');
+  const adapter = registry.probe(target.vendor, { name: target.name, address: target.address, ...(target.apiKey ? { apiKey: target.apiKey } : {}) });
+  try {
+    if (!adapter.listModels) throw new GatewayError('provider_not_configured', `Provider ${target.name} has no model list to import from; add its models by name.`);
+    return await adapter.listModels(AbortSignal.timeout(timeoutMs));
+  } finally {
+    void adapter.close().catch(() => undefined);
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CachePort, Logger, ProviderRegistry } from '../../kernel/index.js';
-import { runCheck, storedStatus, type CheckOutcome, type CheckTarget } from './check.js';
+import { runCheck, storedStatus, type CheckOutcome, type CheckTarget, listProviderModels } from './check.js';
 import type { Credentials } from './credentials.js';
 import { fingerprint, type ProviderHealth } from './health.js';
 import { instanceScope, type BuiltInRepo } from './builtin-repo.js';
@@ -63,6 +63,11 @@ export class CatalogCore {
     const registry = this.registry();
     for (const name of diff.providers) registry?.invalidate(name);
     this.snapshot.notify(diff);
+  }
+
+  /** The provider's own model ids (see listProviderModels). */
+  providerModels(target: CheckTarget): Promise<string[]> {
+    return listProviderModels(this.registry(), target, this.checkTimeoutMs);
   }
 
   /**

@@ -101,6 +101,18 @@ export function providerRoutes(admin: AdminApi, core: CatalogCore): void {
   });
 
   admin.route({
+    method: 'GET', path: '/providers/:name/models', summary: "The provider's own model list (its /models), each with the name it would have here and whether it is added", tag, access,
+    response: Type.Object({ data: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), added: Type.Boolean() })) }),
+    handler: async ({ params }) => {
+      const row = await load(params.name!);
+      const apiKey = row.apiKeyEnc ? credentials.decrypt(row.apiKeyEnc, keyContext(row.name)) : undefined;
+      const ids = await core.providerModels({ name: row.name, vendor: row.vendor, address: row.address, apiKey });
+      const added = new Set((await repo.models(row.name)).map((m) => m.name));
+      return { data: [...new Set(ids)].sort().map((id) => ({ id, name: `${row.name}:${id}`, added: added.has(`${row.name}:${id}`) })) };
+    },
+  });
+
+  admin.route({
     method: 'POST', path: '/providers/:name/check', summary: 'Check a provider now (free list-models call)', tag, access,
     response: ProviderView,
     handler: async ({ params }) => {

@@ -63,6 +63,7 @@ export type IdentityAction =
   | 'password_reset_used'
   | 'person_created'
   | 'person_updated'
+  | 'person_deleted'
   | 'workspace_created'
   | 'workspace_renamed'
   | 'member_added'

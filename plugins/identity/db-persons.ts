@@ -92,6 +92,31 @@ export async function updatePerson(store: Store, id: string, change: { status?: 
   });
 }
 
+/**
+ * Removes a person for good: their sessions, reset links, memberships and API keys (revoked keys
+ * too), then the person. Usage records and traces keep the person's id.
+ */
+export async function deletePerson(store: Store, id: string): Promise<void> {
+  await store.transaction(async (exec) => {
+    for (const table of ['identity_sessions', 'identity_password_resets', 'identity_memberships', 'identity_api_keys']) {
+      await exec(`delete from ${table} where person_id = ?`, [id]);
+    }
+    await exec('delete from identity_persons where id = ?', [id]);
+  });
+}
+
+/** Workspaces where this person is the only active admin (removing them would leave none). */
+export async function soleAdminOf(store: Store, id: string): Promise<string[]> {
+  const rows = await store.execute<Record<string, unknown>>(
+    `select w.name from identity_memberships m join identity_workspaces w on w.id = m.workspace_id
+     where m.person_id = ? and m.role = 'admin' and m.status = 'active'
+       and (select count(*) from identity_memberships o where o.workspace_id = m.workspace_id and o.role = 'admin' and o.status = 'active') = 1
+     order by w.name`,
+    [id],
+  );
+  return rows.map((r) => String(r.name));
+}
+
 /** Sets a new password hash and ends the person's sessions, except `keepSessionId`. */
 export async function setPassword(store: Store, id: string, hash: string, keepSessionId: string | null): Promise<void> {
   await store.transaction(async (exec) => {

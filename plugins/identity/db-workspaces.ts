@@ -21,6 +21,12 @@ export async function insertWorkspace(store: Store, name: string, creatorId: str
   return { id, name, created_at: iso(now), role: 'admin' };
 }
 
+/** The id of the workspace with this name, ignoring case (names are unique on the instance), or null. */
+export async function workspaceNamed(store: Store, name: string): Promise<string | null> {
+  const rows = await store.execute<Row>('select id from identity_workspaces where lower(name) = lower(?)', [name]);
+  return rows[0] ? String(rows[0].id) : null;
+}
+
 export async function workspaceById(store: Store, id: string, role: Role | null): Promise<WorkspaceViewT | null> {
   const rows = await store.execute<Row>('select id, name, created_at from identity_workspaces where id = ?', [id]);
   return rows[0] ? workspaceView(rows[0], role) : null;
@@ -132,6 +138,15 @@ export async function listKeys(store: Store, workspaceId: string, personId: stri
 export async function keyIn(store: Store, workspaceId: string, keyId: string): Promise<KeyRecord | null> {
   const rows = await store.execute<Row>(`select ${keyColumns} from identity_api_keys where workspace_id = ? and id = ?`, [workspaceId, keyId]);
   return rows[0] ? keyView(rows[0], () => undefined) : null;
+}
+
+/** True when the person has an active (unrevoked) key with this name in the workspace, ignoring case. */
+export async function activeKeyNamed(store: Store, workspaceId: string, personId: string, name: string): Promise<boolean> {
+  const rows = await store.execute<Row>(
+    'select id from identity_api_keys where workspace_id = ? and person_id = ? and lower(name) = lower(?) and revoked_at is null',
+    [workspaceId, personId, name],
+  );
+  return rows.length > 0;
 }
 
 export async function revokeKey(store: Store, keyId: string): Promise<void> {

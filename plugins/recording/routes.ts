@@ -55,4 +55,46 @@ export function recordingRoutes(admin: AdminApi, store: Store, settings: Recordi
       };
     },
   });
+  admin.route({
+    method: 'GET', path: '/workspaces/:workspaceId/recordings',
+    summary: 'Recorded requests of the workspace, newest first: id, time and the start of the last user message (its admins)',
+    tag: 'recording', access: wsAdmin,
+    query: Type.Object({
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+      cursor: Type.Optional(Type.String({ pattern: '^[0-9]+_[A-Za-z0-9_-]+$', description: 'next_cursor of the previous page' })),
+    }),
+    response: Type.Object({
+      data: Type.Array(Type.Object({ request_id: Type.String(), created_at: Type.String(), preview: Type.String({ description: 'The last user message, up to 120 characters' }) })),
+      next_cursor: Type.Union([Type.String(), Type.Null()]),
+    }),
+    async handler({ params, query }) {
+      await flush();
+      const limit = query.limit ?? 25;
+      const where = ['workspace_id = ?'];
+      const args: Array<string | number> = [params.workspaceId!];
+      if (query.cursor) {
+        const at = query.cursor.indexOf('_');
+        const t = Number(query.cursor.slice(0, at));
+        where.push('(created_at < ? or (created_at = ? and request_id < ?))');
+        args.push(t, t, query.cursor.slice(at + 1));
+      }
+      const rows = await store.execute<{ request_id: string; created_at: number | string; messages: string }>(
+        `select request_id, created_at, messages from recordings where ${where.join(' and ')} order by created_at desc, request_id desc limit ${limit + 1}`, args);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        data: page.map((r) => ({ request_id: r.request_id, created_at: new Date(Number(r.created_at)).toISOString(), preview: preview(r.messages) })),
+        next_cursor: rows.length > limit && last ? `${Number(last.created_at)}_${last.request_id}` : null,
+      };
+    },
+  });
+}
+
+/** The last user message's text (string or text parts), shortened, for the list. */
+function preview(messages: string): string {
+  const list = JSON.parse(messages) as Array<{ role?: string; content?: unknown }>;
+  const user = [...list].reverse().find((m) => m.role === 'user');
+  const c = user?.content;
+  const text = typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: { type?: string; text?: string }) => (p.type === 'text' ? (p.text ?? '') : `[${p.type ?? 'part'}]`)).join(' ') : '';
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }

@@ -15,6 +15,7 @@ import { migrations } from './migrations.js';
 import { RecentDecisions } from './recent.js';
 import { explainRoutes } from './routes/explain.js';
 import { routeRoutes } from './routes/routes.js';
+import { modelUseRoutes } from './routes/model-uses.js';
 import { enabledRoutes, selectRouted } from './select.js';
 import { changeChannel, emptySnapshot, loadSnapshot, type Snapshot } from './snapshot.js';
 
@@ -66,6 +67,7 @@ export default definePlugin({
     ctx.health('classifier', async () => (classifier.state === 'ready' ? undefined : 'unavailable'), { critical: false });
     explainRoutes({ admin: ctx.use(AdminApiToken), sync, classifier, thresholds, recent });
     routeRoutes({ admin: ctx.use(AdminApiToken), catalog, store, sync });
+    modelUseRoutes(ctx.use(AdminApiToken), sync);
   },
   async start(ctx) {
     const r = stateOf(ctx);

@@ -1,6 +1,7 @@
 import { definePlugin, StoreToken, Type, defineToken, BatchWriter, GroupCommitToken, Throttled, RetentionToken, AdminApiToken, PipelineToken } from '../../kernel/index.js';
 import { migrations } from './migrations.js';
 import { tracingRoutes } from './routes.js';
+import { dashboardRoutes } from './dashboard.js';
 import { usageColumns, spanColumns, usageRow, spanRow, childRows } from './records.js';
 import { tracingRetention } from './retention-kinds.js';
 import { RefusalTally, refusalRoutes } from './refusals.js';
@@ -75,6 +76,7 @@ export default definePlugin({
     });
     const admin = ctx.use(AdminApiToken);
     tracingRoutes(admin, store);
+    dashboardRoutes(admin, store);
     refusalRoutes(admin, store);
     const refusals = new RefusalTally(store, ctx.config.sampledRefusalsPerMinute, flushIntervalMs, logIntervalMs, ctx.log);
     ctx.container.register('tracing.refusals', { useValue: refusals });

@@ -1,4 +1,4 @@
-import { GatewayError, Type, type AdminApi, type Static, type Store } from '../../kernel/index.js';
+import { GatewayError, Type, type AdminApi, type Caller, type Static, type Store } from '../../kernel/index.js';
 
 const tag = 'tracing';
 
@@ -18,6 +18,8 @@ const RequestView = Type.Object({
   latency_ms: Type.Integer(),
   ttft_ms: Type.Union([Type.Integer(), Type.Null()]),
   stream: Type.Boolean(),
+  route: Type.Union([Type.String(), Type.Null()], { description: 'The route that served it (auto or route/<name>), from its span' }),
+  routing_rule: Type.Union([Type.String(), Type.Null()], { description: 'The model-selection rule that decided (explicit, pinned, signal, classified, default…)' }),
 });
 type RequestView = Static<typeof RequestView>;
 
@@ -39,7 +41,14 @@ const ListQuery = Type.Object({
   person_id: Type.Optional(Type.String()),
   key_id: Type.Optional(Type.String()),
   model: Type.Optional(Type.String()),
+  provider: Type.Optional(Type.String()),
   outcome: Type.Optional(Type.Union([Type.Literal('ok'), Type.Literal('error')])),
+  status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599, description: 'HTTP status sent' })),
+  error_code: Type.Optional(Type.String({ maxLength: 64 })),
+  route: Type.Optional(Type.String({ maxLength: 100, description: 'Route name (without route/)' })),
+  routing_rule: Type.Optional(Type.String({ maxLength: 40 })),
+  from: Type.Optional(Type.String({ maxLength: 40, description: 'Arrived at or after (ISO 8601 time)' })),
+  to: Type.Optional(Type.String({ maxLength: 40, description: 'Arrived before (ISO 8601 time)' })),
 });
 type ListQuery = Static<typeof ListQuery>;
 
@@ -50,12 +59,13 @@ type Row = Record<string, string | number | null>;
 const num = (v: string | number | null): number => Number(v ?? 0);
 const str = (v: string | number | null): string | null => (v === null ? null : String(v));
 
-function view(r: Row): RequestView {
+function view(r: Row, routing: Map<string, { route: string | null; rule: string | null }> = new Map()): RequestView {
+  const d = routing.get(String(r.id));
   return {
     id: String(r.id), created_at: new Date(num(r.created_at)).toISOString(), workspace_id: str(r.workspace_id), person_id: str(r.person_id),
     key_id: str(r.key_id), provider: str(r.provider), model: str(r.model), prompt_tokens: num(r.prompt_tokens), completion_tokens: num(r.completion_tokens),
     cost_micro_usd: num(r.cost_micro_usd), status: num(r.status), error_code: str(r.error_code), latency_ms: num(r.latency_ms),
-    ttft_ms: r.ttft_ms === null ? null : num(r.ttft_ms), stream: num(r.stream) === 1,
+    ttft_ms: r.ttft_ms === null ? null : num(r.ttft_ms), stream: num(r.stream) === 1, route: d?.route ?? null, routing_rule: d?.rule ?? null,
   };
 }
 
@@ -63,11 +73,24 @@ function view(r: Row): RequestView {
 async function list(store: Store, q: ListQuery, workspaceId?: string): Promise<Static<typeof Page>> {
   const where: string[] = [];
   const params: Array<string | number> = [];
-  const filters = { id: q.id, workspace_id: workspaceId ?? q.workspace_id, person_id: q.person_id, key_id: q.key_id, model: q.model };
+  const filters = { id: q.id, workspace_id: workspaceId ?? q.workspace_id, person_id: q.person_id, key_id: q.key_id, model: q.model, provider: q.provider, status: q.status, error_code: q.error_code };
   for (const [column, value] of Object.entries(filters)) {
     if (value === undefined || value === '') continue;
     where.push(`${column} = ?`);
     params.push(value);
+  }
+  for (const [param, bound, op] of [['from', q.from, '>='], ['to', q.to, '<']] as const) {
+    if (bound === undefined || bound === '') continue;
+    const t = Date.parse(bound);
+    if (Number.isNaN(t)) throw new GatewayError('invalid_request', `${param} must be a time such as 2026-05-01T00:00:00Z.`, { param });
+    where.push(`created_at ${op} ?`);
+    params.push(t);
+  }
+  // Route and rule live on the request's span (its attributes are JSON written by JSON.stringify, so the pair's text is exact).
+  for (const [attr, value] of [['svc.route', q.route], ['svc.routing_rule', q.routing_rule]] as const) {
+    if (value === undefined || value === '') continue;
+    where.push("exists (select 1 from spans s where s.trace_id = usage_records.id and s.parent_span_id is null and s.attributes like ? escape '!')");
+    params.push(`%${JSON.stringify(attr)}:${JSON.stringify(value).replace(/[!%_]/g, '!$&')}%`);
   }
   if (q.outcome === 'ok') where.push('error_code is null');
   if (q.outcome === 'error') where.push('error_code is not null');
@@ -84,19 +107,32 @@ async function list(store: Store, q: ListQuery, workspaceId?: string): Promise<S
   );
   const page = rows.slice(0, limit);
   const last = page.at(-1);
-  return { data: page.map(view), next_cursor: rows.length > limit && last ? `${num(last.created_at)}_${String(last.id)}` : null };
+  const routing = await routingOf(store, page.map((r) => String(r.id)));
+  return { data: page.map((r) => view(r, routing)), next_cursor: rows.length > limit && last ? `${num(last.created_at)}_${String(last.id)}` : null };
+}
+
+/** The route and rule of each request, read from its request span (one query per page). */
+async function routingOf(store: Store, ids: string[]): Promise<Map<string, { route: string | null; rule: string | null }>> {
+  const out = new Map<string, { route: string | null; rule: string | null }>();
+  if (ids.length === 0) return out;
+  const rows = await store.execute<Row>(`select trace_id, attributes from spans where parent_span_id is null and trace_id in (${ids.map(() => '?').join(',')})`, ids);
+  for (const r of rows) {
+    const a = JSON.parse(String(r.attributes)) as Record<string, unknown>;
+    out.set(String(r.trace_id), { route: typeof a['svc.route'] === 'string' ? a['svc.route'] : null, rule: typeof a['svc.routing_rule'] === 'string' ? a['svc.routing_rule'] : null });
+  }
+  return out;
 }
 
 /** One request's usage record and spans; 404 when unknown, pruned, or outside `workspaceId`. */
-async function trace(store: Store, id: string, workspaceId?: string): Promise<Static<typeof Trace>> {
+async function trace(store: Store, id: string, workspaceId?: string, personId?: string): Promise<Static<typeof Trace>> {
   const [record] = await store.execute<Row>('select * from usage_records where id = ?', [id]);
-  if (!record || (workspaceId !== undefined && record.workspace_id !== workspaceId)) {
+  if (!record || (workspaceId !== undefined && record.workspace_id !== workspaceId) || (personId !== undefined && record.person_id !== personId)) {
     throw new GatewayError('not_found', 'No request with that id: it is unknown, not yet recorded, or past the retention period.', { param: 'id' });
   }
   const spans = await store.execute<Row>('select * from spans where trace_id = ? order by start_us', [id]);
   const startUs = num(record.created_at) * 1000;
   return {
-    request: view(record),
+    request: view(record, await routingOf(store, [id])),
     spans: spans.map((s) => ({
       span_id: String(s.span_id), parent_span_id: str(s.parent_span_id), name: String(s.name), offset_us: Math.max(0, num(s.start_us) - startUs),
       duration_us: num(s.duration_us), status: String(s.status), attributes: JSON.parse(String(s.attributes)) as Record<string, unknown>,
@@ -110,6 +146,11 @@ async function trace(store: Store, id: string, workspaceId?: string): Promise<St
  */
 export function tracingRoutes(admin: AdminApi, store: Store): void {
   const ws = { workspace: 'admin', param: 'workspaceId' } as const;
+  const member = { workspace: 'member', param: 'workspaceId' } as const;
+  const me = (caller: Caller | null): string => {
+    if (!caller) throw new GatewayError('invalid_api_key', 'Sign in first.');
+    return caller.personId;
+  };
   admin.route({
     method: 'GET', path: '/requests', summary: 'Recent model requests, newest first, with filters (instance admins)', tag, access: 'instance-admin', query: ListQuery, response: Page,
     handler: ({ query }) => list(store, query),
@@ -125,5 +166,13 @@ export function tracingRoutes(admin: AdminApi, store: Store): void {
   admin.route({
     method: 'GET', path: '/workspaces/:workspaceId/requests/:id', summary: "A workspace request's record and trace (its admins)", tag, access: ws, response: Trace,
     handler: ({ params }) => trace(store, params.id!, params.workspaceId!),
+  });
+  admin.route({
+    method: 'GET', path: '/workspaces/:workspaceId/my-requests', summary: "The caller's own recent model requests in the workspace (any member)", tag, access: member, query: ListQuery, response: Page,
+    handler: ({ query, params, caller }) => list(store, { ...query, person_id: me(caller) }, params.workspaceId!),
+  });
+  admin.route({
+    method: 'GET', path: '/workspaces/:workspaceId/my-requests/:id', summary: "One of the caller's own requests with its trace (any member)", tag, access: member, response: Trace,
+    handler: ({ params, caller }) => trace(store, params.id!, params.workspaceId!, me(caller)),
   });
 }

@@ -1,5 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
-import { closeUpstream, isGatewayError, malformedInARow, readUpstreamText, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter } from '../../kernel/index.js';
+import { closeUpstream, GatewayError, isGatewayError, malformedInARow, readUpstreamText, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter } from '../../kernel/index.js';
 import type { ProviderCheckStatus, ProviderSettings, UpstreamCall, Usage } from '../../kernel/index.js';
 import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } from './transform.js';
 import { SseDecoder } from './sse.js';
@@ -250,6 +250,27 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       return res.statusCode === 401 || res.statusCode === 403 ? 'key_refused' : 'connected';
     } catch {
       return 'could_not_connect';
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /** GET <base>/models: the `data[].id` of an OpenAI-style list (at most 1 MB, 5,000 ids). */
+  async listModels(signal: AbortSignal): Promise<string[]> {
+    if (!this.pool) throw new GatewayError('upstream_unavailable', `Provider ${this.settings.name} could not be reached.`);
+    const deadline = new Deadline();
+    deadline.arm(this.settings.timeouts.connectMs + this.settings.timeouts.firstByteMs, 'timeout');
+    try {
+      const res = await this.pool.request({ path: `${this.base}/models`, method: 'GET', headers: this.headers('application/json', false), signal: AbortSignal.any([signal, deadline.signal]) });
+      const text = await readUpstreamText(res.body, errorLimit);
+      if (res.statusCode === 401 || res.statusCode === 403) throw new GatewayError('provider_auth_failed', `Provider ${this.settings.name} refused the key.`);
+      if (res.statusCode >= 300) throw new GatewayError('upstream_unavailable', `Provider ${this.settings.name} answered ${res.statusCode} to its model list.`);
+      const data = (JSON.parse(text) as { data?: Array<{ id?: unknown }> }).data;
+      if (!Array.isArray(data)) throw new GatewayError('upstream_unavailable', `Provider ${this.settings.name} sent no model list.`);
+      return data.map((m) => m?.id).filter((id): id is string => typeof id === 'string' && id.length > 0 && id.length <= 300).slice(0, 5000);
+    } catch (err) {
+      if (isGatewayError(err)) throw err;
+      throw new GatewayError('upstream_unavailable', `Provider ${this.settings.name} could not be reached for its model list.`);
     } finally {
       deadline.clear();
     }

@@ -45,7 +45,7 @@ test('GET /requests pages newest first with a cursor and filters by outcome and 
   assert.is(one.data.length, 1);
   assert.equal({ ...one.data[0], created_at: 0, latency_ms: 0, ttft_ms: 0, cost_micro_usd: 0 }, {
     id: ids[0], created_at: 0, workspace_id: w.workspaceId, person_id: one.data[0]!.person_id, key_id: one.data[0]!.key_id, provider: 'local',
-    model: 'local:mock-model', prompt_tokens: 1, completion_tokens: 5, cost_micro_usd: 0, status: 200, error_code: null, latency_ms: 0, ttft_ms: 0, stream: false,
+    model: 'local:mock-model', prompt_tokens: 1, completion_tokens: 5, cost_micro_usd: 0, status: 200, error_code: null, latency_ms: 0, ttft_ms: 0, stream: false, route: null, routing_rule: 'explicit',
   });
   const bad = await w.admin.call<{ error: { code: string; param: string } }>('GET', '/requests?cursor=nope');
   assert.is(bad.status, 400);
@@ -79,8 +79,9 @@ test('workspace admins see their own workspace only; a key cannot read instance 
 
 test('a cookie-signed change needs x-svc-csrf (403 without); bearer tokens and reads do not', async () => {
   const cookie = `svc_session=${w.admin.token}`;
+  let n = 0; // workspace names are unique
   const post = (headers: Record<string, string>) =>
-    fetch(`${w.svc.url}/admin/v1/workspaces`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ name: 'csrf' }) });
+    fetch(`${w.svc.url}/admin/v1/workspaces`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ name: `csrf ${++n}` }) });
   const refused = await post({ cookie });
   assert.is(refused.status, 403);
   const body = (await refused.json()) as { error: { code: string; message: string } };

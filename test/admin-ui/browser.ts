@@ -56,11 +56,14 @@ export function watchErrors(page: Page): string[] {
 
 /** Follows a link of the main menu and waits for that page's heading. */
 export async function navTo(page: Page, name: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+  const link = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+  // Below 900 px the sidebar folds behind the Menu button.
+  if (!(await link.isVisible())) await page.getByRole('button', { name: 'Menu' }).click();
+  await link.click();
   await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
 }
 
-/** A browser with one 1280 px page signed in as the instance admin (on the Workspaces page), and its errors. */
+/** A browser with one 1280 px page signed in as the instance admin (on the Home page), and its errors. */
 export async function signedInPage(url: string, options: BrowserContextOptions = {}): Promise<{ browser: Browser; page: Page; errors: string[] }> {
   const browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
@@ -71,6 +74,6 @@ export async function signedInPage(url: string, options: BrowserContextOptions =
   await page.getByLabel('Email').fill(adminEmail);
   await page.getByLabel('Password').fill(adminPassword);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Workspaces' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
   return { browser, page, errors };
 }

@@ -49,7 +49,7 @@ test('set an address on a built-in: refused one at its field, then saved, checke
   const refused = await admin.call<{ error: { message: string } }>('PATCH', '/providers/anthropic', { address: 'ftp://proxy.example/v1' });
   await address.fill('ftp://proxy.example/v1');
   await page.getByRole('button', { name: 'Save and check' }).click();
-  await page.getByText(refused.body.error.message, { exact: true }).waitFor();
+  await page.getByText(refused.body.error.message.replace(/^address: m/, 'M'), { exact: true }).waitFor();
   assert.is(await address.getAttribute('aria-invalid'), 'true');
 
   await address.fill(`${regional.url}/`);

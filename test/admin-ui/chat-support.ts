@@ -55,7 +55,7 @@ export async function startChatUi(plugins: Record<string, unknown> = {}): Promis
   await page.getByLabel('Email').fill(adminEmail);
   await page.getByLabel('Password').fill(adminPassword);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Workspaces' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
   return {
     ...world, mock, browser, context, page, errors, sent, ws,
     stop: async () => {

@@ -64,7 +64,9 @@ test('people: add a person and a reset link; the person sets a password there, s
   await bobPage.getByLabel('Email').fill('bob@example.test');
   await bobPage.getByLabel('Password').fill('bob has a long password');
   await bobPage.getByRole('button', { name: 'Sign in' }).click();
-  await bobPage.getByRole('link', { name: 'Research' }).waitFor();
+  // Bob administers Research: he lands on Home and has the workspace admin's pages, not the instance admin's.
+  await bobPage.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
+  await bobPage.getByRole('link', { name: 'Budgets', exact: true }).waitFor();
   assert.is(await bobPage.getByRole('link', { name: 'Providers' }).count(), 0, 'instance-admin pages are not in a member’s menu');
   await bob.close();
 });

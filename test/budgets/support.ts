@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
 import { CacheToken, StoreToken } from '../../kernel/index.js';
 import { startService, type Backing, type TestService } from '../support/harness.js';
@@ -80,7 +81,7 @@ export async function personId(admin: Admin): Promise<string> {
 }
 
 /** A new API key of the signed-in admin in the workspace: its id and value. */
-export async function newKey(admin: Admin, workspaceId: string, name = 'test key'): Promise<{ id: string; value: string }> {
+export async function newKey(admin: Admin, workspaceId: string, name = `test key ${randomBytes(3).toString('hex')}`): Promise<{ id: string; value: string }> {
   const k = await admin.ok<{ id: string; key: string }>('POST', `/workspaces/${workspaceId}/keys`, { name });
   return { id: k.id, value: k.key };
 }

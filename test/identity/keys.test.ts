@@ -70,6 +70,20 @@ test('create: svc_ + 43 base64url chars (256 bits), shown once; list shows a sho
   assert.is(blank.body.error.param, 'name');
 });
 
+test('key names are unique among a person’s active keys in the workspace (ignoring case); a revoked key frees its name; another person may use it', async () => {
+  const first = await call(svc.url, 'POST', `/workspaces/${a}/keys`, { auth: bob.token, body: { name: 'ci runner' } });
+  assert.is(first.status, 201);
+  const dup = await call(svc.url, 'POST', `/workspaces/${a}/keys`, { auth: bob.token, body: { name: 'CI Runner' } });
+  assert.is(dup.status, 400);
+  assert.equal(dup.body.error, { message: 'You already have an active key named “CI Runner” in this workspace; choose another name or revoke that key first.', type: 'invalid_request_error', param: 'name', code: 'invalid_request' });
+  const lead = await call(svc.url, 'POST', `/workspaces/${a}/keys`, { auth: admin, body: { name: 'ci runner' } });
+  assert.is(lead.status, 201, 'another person’s key may have the same name');
+  assert.is((await call(svc.url, 'DELETE', `/workspaces/${a}/keys/${lead.body.id}`, { auth: admin })).status, 204);
+  assert.is((await call(svc.url, 'DELETE', `/workspaces/${a}/keys/${first.body.id}`, { auth: bob.token })).status, 204);
+  const again = await call(svc.url, 'POST', `/workspaces/${a}/keys`, { auth: bob.token, body: { name: 'ci runner' } });
+  assert.is(again.status, 201);
+});
+
 test('keys are made by a signed-in member: not by a key, not outside the workspace', async () => {
   const key = await newKey(svc.url, bob.token, a);
   const byKey = await call(svc.url, 'POST', `/workspaces/${a}/keys`, { auth: key.key, body: { name: 'child' } });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Service } from '../../kernel/lifecycle/service.js';
 import { MemorySink, startService, type Backing, type TestService } from '../support/harness.js';
 
@@ -89,7 +90,7 @@ export async function addMember(url: string, token: string, workspaceId: string,
   if (r.status !== 201) throw new Error(`add member failed: ${r.status} ${r.text}`);
 }
 
-export async function newKey(url: string, token: string, workspaceId: string, name = 'k'): Promise<{ id: string; key: string }> {
+export async function newKey(url: string, token: string, workspaceId: string, name = `k-${randomBytes(3).toString('hex')}`): Promise<{ id: string; key: string }> {
   const r = await call(url, 'POST', `/workspaces/${workspaceId}/keys`, { auth: token, body: { name } });
   if (r.status !== 201) throw new Error(`create key failed: ${r.status} ${r.text}`);
   return { id: r.body.id as string, key: r.body.key as string };

@@ -48,6 +48,20 @@ test('instance admins create workspaces and become their admin; others get 403',
   assert.is(blank.body.error.param, 'name');
 });
 
+test('workspace names are unique ignoring case: create and rename to a taken name are 400 name; keeping its own name is fine', async () => {
+  const dup = await call(svc.url, 'POST', '/workspaces', { auth: admin, body: { name: ' beta ' } });
+  assert.is(dup.status, 400);
+  assert.equal(dup.body.error, { message: 'A workspace named “beta” already exists; choose another name.', type: 'invalid_request_error', param: 'name', code: 'invalid_request' });
+  const rename = await call(svc.url, 'PATCH', `/workspaces/${a}`, { auth: admin, body: { name: 'BETA' } });
+  assert.is(rename.status, 400);
+  assert.is(rename.body.error.param, 'name');
+  assert.is(rename.body.error.message, 'A workspace named “BETA” already exists; choose another name.');
+  const same = await call(svc.url, 'PATCH', `/workspaces/${b}`, { auth: admin, body: { name: 'Beta' } });
+  assert.is(same.status, 200);
+  const all = await call(svc.url, 'GET', '/workspaces?scope=all', { auth: admin });
+  assert.is(all.body.data.filter((w: { name: string }) => w.name.toLowerCase() === 'beta').length, 1);
+});
+
 test('list mine: only active memberships; scope=all for instance admins only', async () => {
   const mine = await call(svc.url, 'GET', '/workspaces', { auth: bob.token });
   assert.equal(mine.body.data.map((w: { id: string; role: string }) => [w.id, w.role]), [[a, 'member']]);

@@ -79,6 +79,15 @@ test('on: whole and streamed replies are recorded apart from spans, readable in 
   const spans = await w.svc.service.get(StoreToken).execute<{ a: string }>('select attributes as a from spans');
   assert.not.ok(spans.some((s) => s.a.includes('canary')));
 
+  // The list of recorded requests (admin UI's Recorded prompts page): newest first, a preview, cursor pages; admins only.
+  const list = await call(w.svc.url, 'GET', `/workspaces/${w.workspaceId}/recordings?limit=1`, { auth: w.admin.token });
+  assert.is(list.status, 200);
+  assert.equal(list.body.data.map((r: { request_id: string; preview: string }) => [r.request_id, r.preview]), [[ids[1], prompt]]);
+  const next = await call(w.svc.url, 'GET', `/workspaces/${w.workspaceId}/recordings?limit=1&cursor=${encodeURIComponent(list.body.next_cursor)}`, { auth: w.admin.token });
+  assert.equal([next.body.data.map((r: { request_id: string }) => r.request_id), next.body.next_cursor], [[ids[0]], null]);
+  const notAdmin = await call(w.svc.url, 'GET', `/workspaces/${w.workspaceId}/recordings`, { auth: member.body.token });
+  assert.equal([notAdmin.status, notAdmin.body.error.code], [403, 'forbidden']);
+
   const retention = w.svc.service.get(RetentionToken);
   const kept = await retention.run({ now: new Date(Date.now() + 2 * DAY) });
   assert.is(kept!.counts.recordings, 0);

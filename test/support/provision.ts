@@ -37,7 +37,7 @@ export class Admin {
     return (await this.ok<{ id: string }>('POST', '/workspaces', { name })).id;
   }
 
-  async key(workspaceId: string, name = 'test key'): Promise<string> {
+  async key(workspaceId: string, name = `test key ${randomBytes(3).toString('hex')}`): Promise<string> {
     return (await this.ok<{ key: string }>('POST', `/workspaces/${workspaceId}/keys`, { name })).key;
   }
 

@@ -31,36 +31,73 @@ export function useLoad(load, deps = []) {
   return { ...state, reload: run };
 }
 
+/** Schema wording the API may answer with for a malformed field, as a sentence for people. */
+const schemaWords = [
+  [/Expected (?:integer|number) to be (greater|less) (?:than )?or equal to (-?[\d.]+)/, (m) => `Enter a number ${m[1] === 'greater' ? 'of at least' : 'of at most'} ${m[2]}.`],
+  [/Expected string length (greater|less) (?:than )?or equal to (\d+)/, (m) => (m[1] === 'greater' ? (m[2] === '1' ? 'Fill this in.' : `Use at least ${m[2]} characters.`) : `Use at most ${m[2]} characters.`)],
+  [/Expected required property/, 'Fill this in.'],
+  [/Expected integer/, 'Enter a whole number.'],
+  [/Expected (number|union value)/, 'Enter a number.'],
+  [/Expected string to match/, 'This has characters that are not allowed here; see the hint.'],
+  [/Expected boolean/, 'Choose yes or no.'],
+  [/Expected (array|string|object)/, 'This value has the wrong form.'],
+  [/Unexpected property/, 'This field is not taken here.'],
+];
+
+/** The API's message for a field, without the `param: ` prefix and never in schema or regex wording. */
+export function humanize(message, param) {
+  let m = String(message ?? '');
+  for (const [re, text] of schemaWords) {
+    const hit = re.exec(m);
+    if (hit) return typeof text === 'function' ? text(hit) : text;
+  }
+  // "name: use lowercase letters…" → "Use lowercase letters…"; messages naming their field otherwise stay as written.
+  if (param && m.startsWith(`${param}: `)) m = m.charAt(param.length + 2).toUpperCase() + m.slice(param.length + 3);
+  return m;
+}
+
 /**
- * Form state: values, the API's error per field (by `error.param`), one form-level error, busy.
- * `submit(fn)` runs fn(values); an ApiError naming a field shows beside it and focuses it.
+ * Form state: values, an error per field, one form-level error, a success notice, busy.
+ * `check(values)` (optional) returns `{ field: message }` for what the browser can see is wrong:
+ * every such error shows at once, next to its field, and nothing is sent. `submit(fn)` then runs
+ * fn(values); a returned string shows as a confirmation; an ApiError naming a field shows beside it.
  */
-export function useForm(initial) {
+export function useForm(initial, check) {
   const [values, setValues] = useState(initial);
   const [errors, setErrors] = useState({});
   const [formError, setFormError] = useState(null);
+  const [notice, setNotice] = useState(null);
   const [busy, setBusy] = useState(false);
   const ref = useRef(null);
   const set = (name, value) => setValues((v) => ({ ...v, [name]: value }));
+  const focus = (field) => setTimeout(() => ref.current?.querySelector(`[name="${field}"]`)?.focus(), 0);
   const submit = (fn) => async (ev) => {
     ev.preventDefault();
-    setBusy(true);
     setErrors({});
     setFormError(null);
+    setNotice(null);
+    const found = Object.fromEntries(Object.entries(check?.(values) ?? {}).filter(([, m]) => m));
+    if (Object.keys(found).length > 0) {
+      setErrors(found);
+      focus(Object.keys(values).find((k) => found[k]) ?? Object.keys(found)[0]);
+      return;
+    }
+    setBusy(true);
     try {
-      await fn(values);
+      const done = await fn(values);
+      if (typeof done === 'string') setNotice(done);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       const field = fieldOf(err.param, Object.keys(values));
       if (field) {
-        setErrors({ [field]: err.message });
-        setTimeout(() => ref.current?.querySelector(`[name="${field}"]`)?.focus(), 0);
-      } else setFormError(err.message);
+        setErrors({ [field]: humanize(err.message, err.param) });
+        focus(field);
+      } else setFormError(humanize(err.message, err.param));
     } finally {
       setBusy(false);
     }
   };
-  return { values, set, errors, formError, busy, submit, ref, reset: () => setValues(initial) };
+  return { values, set, errors, formError, notice, busy, submit, ref, reset: () => setValues(initial), setValues };
 }
 
 /** The form field an API `param` names: exact, or the first part of a dotted path. */
@@ -101,12 +138,16 @@ export function Field({ form, name, label, hint, type = 'text', options, ...rest
 }
 
 /** A form with its heading, the form-level error and a submit button. */
-export function Form({ form, onSubmit, title, submitLabel, children, class: cls = '' }) {
+export function Form({ form, onSubmit, title, submitLabel, children, class: cls = '', cancel = null }) {
+  const count = Object.keys(form.errors).length;
   return html`<form class=${`card ${cls}`} ref=${form.ref} onSubmit=${form.submit(onSubmit)} noValidate>
     ${title && html`<h2>${title}</h2>`}
+    ${count > 1 && html`<p class="error" role="alert">Check the ${count} fields marked below.</p>`}
     ${children}
     ${form.formError && html`<p class="error" role="alert">${form.formError}</p>`}
     <button type="submit" disabled=${form.busy}>${form.busy ? 'Working…' : submitLabel}</button>
+    ${cancel}
+    ${form.notice && html`<p class="notice" role="status">${form.notice}</p>`}
   </form>`;
 }
 
@@ -123,40 +164,17 @@ export function Loaded({ state, children }) {
   return children(state.data);
 }
 
-/** A table whose rows are paged in the browser, `size` at a time. */
-export function Paged({ rows, size = 20, head, row, caption }) {
-  const [page, setPage] = useState(0);
-  const pages = Math.max(1, Math.ceil(rows.length / size));
-  const at = Math.min(page, pages - 1);
-  return html`<div class="table-wrap" tabindex="0" role="region" aria-label=${caption ?? 'List'}><table>
-      <caption class=${caption ? '' : 'sr-only'}>${caption ?? 'List'}</caption>
-      <thead><tr>${head.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
-      <tbody>${rows.slice(at * size, at * size + size).map(row)}</tbody>
-    </table></div>
-    ${pages > 1 && html`<nav class="pager" aria-label="Pages">
-      <button type="button" disabled=${at === 0} onClick=${() => setPage(at - 1)}>Previous</button>
-      <span>Page ${at + 1} of ${pages}</span>
-      <button type="button" disabled=${at >= pages - 1} onClick=${() => setPage(at + 1)}>Next</button>
-    </nav>`}`;
-}
+export { Paged, useCursors, CursorPager, SearchBox } from './lists.js';
 
-/** Pages of an API that answers `next_cursor`: the cursor to send now, and the way back. */
-export function useCursors() {
-  const [cursors, setCursors] = useState(['']);
-  return { cursor: cursors.at(-1), cursors, setCursors, reset: () => setCursors(['']) };
-}
-
-/** Newer / Older buttons over `useCursors()`; `next` is the page's `next_cursor`. */
-export const CursorPager = ({ pages, next }) => html`<nav class="pager" aria-label="Pages">
-  <button type="button" disabled=${pages.cursors.length === 1} onClick=${() => pages.setCursors(pages.cursors.slice(0, -1))}>Newer</button>
-  <button type="button" disabled=${!next} onClick=${() => pages.setCursors([...pages.cursors, next])}>Older</button>
-</nav>`;
-
-/** A button that asks first in a modal dialog; `onConfirm` may throw an ApiError, shown in it. */
-export function ConfirmButton({ label, question, confirmLabel = label, onConfirm, class: cls = 'danger' }) {
+/**
+ * A button that asks first in a modal dialog; `onConfirm` may throw an ApiError, shown in it.
+ * `question` is text, or an async function returning it (e.g. after asking what else uses the thing).
+ */
+export function ConfirmButton({ label, question, confirmLabel = label, onConfirm, class: cls = 'danger', text = label }) {
   const dialog = useRef(null);
   const qid = useId();
   const [error, setError] = useState(null);
+  const [asked, setAsked] = useState(typeof question === 'function' ? '' : question);
   const yes = async () => {
     try {
       await onConfirm();
@@ -165,13 +183,31 @@ export function ConfirmButton({ label, question, confirmLabel = label, onConfirm
       setError(err.message);
     }
   };
-  return html`<button type="button" class=${cls} onClick=${() => { setError(null); dialog.current.showModal(); }}>${label}</button>
+  const open = async () => {
+    setError(null);
+    if (typeof question === 'function') setAsked(await question().catch((err) => err.message));
+    dialog.current.showModal();
+  };
+  return html`<button type="button" class=${cls} aria-label=${text !== label ? label : undefined} onClick=${open}>${text}</button>
     <dialog ref=${dialog} aria-labelledby=${qid}>
-      <p id=${qid}>${question}</p>
+      <div id=${qid}>${asked}</div>
       ${error && html`<p class="error" role="alert">${error}</p>`}
       <div class="actions">
         <button type="button" onClick=${() => dialog.current.close()}>Cancel</button>
         <button type="button" class="danger" onClick=${yes}>${confirmLabel}</button>
       </div>
+    </dialog>`;
+}
+
+/** A button opening a modal dialog that holds `children(close)` (an edit form). */
+export function DialogButton({ label, text = label, title, children, class: cls = '' }) {
+  const dialog = useRef(null);
+  const tid = useId();
+  const [open, setOpen] = useState(false);
+  const close = () => { dialog.current?.close(); setOpen(false); };
+  return html`<button type="button" class=${cls} aria-label=${text !== label ? label : undefined} onClick=${() => { setOpen(true); setTimeout(() => dialog.current?.showModal(), 0); }}>${text}</button>
+    <dialog ref=${dialog} class="wide" aria-labelledby=${tid} onClose=${() => setOpen(false)}>
+      <h2 id=${tid}>${title ?? label}</h2>
+      ${open && children(close)}
     </dialog>`;
 }

@@ -18,7 +18,7 @@ const WorkspaceCapBody = Type.Object({
   period: PeriodSchema,
   alert_thresholds: Type.Optional(ThresholdsSchema),
 });
-const UpdateBody = Type.Object({ amount_micro_usd: Type.Optional(Amount), alert_thresholds: Type.Optional(ThresholdsSchema) });
+const UpdateBody = Type.Object({ amount_micro_usd: Type.Optional(Amount), period: Type.Optional(PeriodSchema), alert_thresholds: Type.Optional(ThresholdsSchema) });
 const Empty = Type.Object({});
 
 const bad = (param: string, message: string): GatewayError => new GatewayError('invalid_request', message, { param });
@@ -29,9 +29,14 @@ async function capById(d: RouteDeps, id: string): Promise<Cap | undefined> {
   return rows[0] ? capFromRow(rows[0]) : undefined;
 }
 
+/** One cap per subject and period: another cap of the same subject and period is refused at `period`. */
+async function refuseTakenPeriod(d: RouteDeps, c: Omit<Cap, 'id'>, ownId: string | null): Promise<void> {
+  const taken = await d.store.execute<{ id: string }>('select id from budget_caps where scope = ? and workspace_id = ? and subject_id = ? and period = ?', [c.scope, c.workspaceId, c.subjectId, c.period]);
+  if (taken.some((r) => r.id !== ownId)) throw bad('period', `A ${c.period} cap already exists for this ${c.scope}; change its amount instead.`);
+}
+
 async function insertCap(d: RouteDeps, c: Omit<Cap, 'id'>, caller: Caller | null): Promise<Cap> {
-  const taken = await d.store.execute('select id from budget_caps where scope = ? and workspace_id = ? and subject_id = ? and period = ?', [c.scope, c.workspaceId, c.subjectId, c.period]);
-  if (taken.length > 0) throw bad('period', `A ${c.period} cap already exists for this ${c.scope}; change its amount instead.`);
+  await refuseTakenPeriod(d, c, null);
   const cap: Cap = { ...c, id: randomUUID(), thresholds: normalizeThresholds(c.thresholds) };
   const now = Date.now();
   try {
@@ -48,9 +53,13 @@ async function insertCap(d: RouteDeps, c: Omit<Cap, 'id'>, caller: Caller | null
 }
 
 async function updateCap(d: RouteDeps, cap: Cap, body: Static<typeof UpdateBody>, caller: Caller | null): Promise<Cap> {
-  const next: Cap = { ...cap, amountMicroUsd: body.amount_micro_usd ?? cap.amountMicroUsd, thresholds: normalizeThresholds(body.alert_thresholds ?? cap.thresholds) };
-  await d.store.execute('update budget_caps set amount_micro_usd = ?, thresholds = ?, updated_at = ? where id = ?', [
-    next.amountMicroUsd, JSON.stringify(next.thresholds), Date.now(), cap.id,
+  const next: Cap = {
+    ...cap, amountMicroUsd: body.amount_micro_usd ?? cap.amountMicroUsd, period: (body.period as Period | undefined) ?? cap.period, thresholds: normalizeThresholds(body.alert_thresholds ?? cap.thresholds),
+  };
+  // Every charge adds to each period's running total, so a cap moved to another period reads that period's spend at once.
+  if (next.period !== cap.period) await refuseTakenPeriod(d, next, cap.id);
+  await d.store.execute('update budget_caps set amount_micro_usd = ?, period = ?, thresholds = ?, updated_at = ? where id = ?', [
+    next.amountMicroUsd, next.period, JSON.stringify(next.thresholds), Date.now(), cap.id,
   ]);
   await d.sync.changed();
   d.log.info('budget.cap_changed', { cap_id: cap.id, scope: cap.scope, action: 'updated', actor_id: actor(caller) });
@@ -133,7 +142,7 @@ export function capRoutes(d: RouteDeps): void {
     },
   });
   d.admin.route({
-    method: 'PATCH', path: '/workspaces/:workspaceId/budget-caps/:capId', summary: "Change a workspace cap's amount or alert thresholds", tag, access: wsAccess, body: UpdateBody, response: CapView,
+    method: 'PATCH', path: '/workspaces/:workspaceId/budget-caps/:capId', summary: "Change a workspace cap's amount, period or alert thresholds", tag, access: wsAccess, body: UpdateBody, response: CapView,
     handler: async ({ params, body, caller }) => (await capViews(d.store, [await updateCap(d, await inWorkspace(params.workspaceId!, params.capId!), body, caller)]))[0]!,
   });
   d.admin.route({

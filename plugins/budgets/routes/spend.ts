@@ -23,7 +23,7 @@ type Query = Static<typeof Query>;
 
 const Sums = { cost_micro_usd: Type.Integer(), requests: Type.Integer(), prompt_tokens: Type.Integer(), completion_tokens: Type.Integer() };
 const Day = Type.Object({ date: Type.String(), ...Sums });
-const Report = Type.Object({
+export const Report = Type.Object({
   from: Type.String(),
   to: Type.String(),
   total: Type.Object(Sums),
@@ -50,7 +50,7 @@ const zero = (): SumsOf => ({ cost_micro_usd: 0, requests: 0, prompt_tokens: 0, 
 const isoDay = (d: number): string => new Date(d * DAY).toISOString().slice(0, 10);
 
 /** Totals and daily series from the usage records, optionally grouped by one dimension. */
-async function report(d: RouteDeps, q: Query, workspaceId?: string): Promise<Report> {
+export async function report(d: RouteDeps, q: Query, workspaceId?: string): Promise<Report> {
   const from = day(q.from, Date.now() - 29 * DAY, 'from');
   const to = day(q.to, Date.now(), 'to') + DAY;
   if (to <= from) throw new GatewayError('invalid_request', 'to must not be before from.', { param: 'to' });

@@ -1,6 +1,6 @@
 import { GatewayError, Type, type Caller } from '../../../kernel/index.js';
 import { audit, checkName, isInstanceAdmin, requireSession, signedIn, type Deps } from '../deps.js';
-import { insertKey, keyIn, listKeys, revokeKey, workspaceById } from '../db-workspaces.js';
+import { activeKeyNamed, insertKey, keyIn, listKeys, revokeKey, workspaceById } from '../db-workspaces.js';
 import { keyPrefix, newSecret } from '../secrets.js';
 import { CreatedKeyView, Empty, KeyView, List } from '../views.js';
 
@@ -38,6 +38,10 @@ export function keyRoutes(d: Deps): void {
         throw new GatewayError('forbidden', 'Only an active member of the workspace can create a key in it.');
       }
       const name = checkName(body.name);
+      // Per owner: each member may have their own "laptop"; admins see the owner beside the name.
+      if (await activeKeyNamed(store, workspaceId, c.personId, name)) {
+        throw new GatewayError('invalid_request', `You already have an active key named “${name}” in this workspace; choose another name or revoke that key first.`, { param: 'name' });
+      }
       const value = newSecret(keyPrefix);
       const key = await insertKey(store, workspaceId, c.personId, name, value);
       await sync.changed();

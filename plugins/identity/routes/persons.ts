@@ -1,8 +1,8 @@
 import { GatewayError, Type, type Store } from '../../../kernel/index.js';
 import { audit, checkEmail, checkName, checkPassword, signedIn, type Deps } from '../deps.js';
-import { insertPerson, insertReset, isUniqueViolation, listPersons, personByEmail, personById, personView, updatePerson, type PersonRecord } from '../db-persons.js';
+import { deletePerson, insertPerson, insertReset, soleAdminOf, isUniqueViolation, listPersons, personByEmail, personById, personView, updatePerson, type PersonRecord } from '../db-persons.js';
 import { hashPassword, newSecret, resetPrefix } from '../secrets.js';
-import { List, PersonView, ResetCreatedView, StatusSchema, iso } from '../views.js';
+import { Empty, List, PersonView, ResetCreatedView, StatusSchema, iso } from '../views.js';
 
 const tag = 'persons';
 
@@ -94,6 +94,29 @@ export function personRoutes(d: Deps): void {
       await sync.changed();
       audit(log, 'person_updated', c.personId, person.id);
       return personView(await existing(store, person.id));
+    },
+  });
+
+  admin.route({
+    method: 'DELETE',
+    path: '/persons/:personId',
+    summary: 'Remove a person for good: their memberships, keys and sessions end at once (not yourself, not a workspace’s only admin)',
+    tag,
+    access: 'instance-admin',
+    status: 204,
+    response: Empty,
+    handler: async ({ caller, params }) => {
+      const c = signedIn(caller);
+      const person = await existing(store, params.personId);
+      if (person.id === c.personId) throw new GatewayError('invalid_request', 'You cannot remove yourself.', { param: 'personId' });
+      const sole = await soleAdminOf(store, person.id);
+      if (sole.length > 0) {
+        throw new GatewayError('invalid_request', `${person.email} is the only admin of ${sole.map((n) => `“${n}”`).join(', ')}; make someone else its admin first.`, { param: 'personId' });
+      }
+      await deletePerson(store, person.id);
+      await sync.changed();
+      audit(log, 'person_deleted', c.personId, person.id);
+      return null;
     },
   });
 

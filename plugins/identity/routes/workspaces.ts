@@ -12,6 +12,7 @@ import {
   renameWorkspace,
   updateMember,
   workspaceById,
+  workspaceNamed,
   workspacesOf,
 } from '../db-workspaces.js';
 import { Empty, List, MemberView, RoleSchema, StatusSchema, WorkspaceView, type MemberViewT, type WorkspaceViewT } from '../views.js';
@@ -31,6 +32,14 @@ async function existingMember(store: Store, workspaceId: string, personId: strin
   const m = personId ? await memberOf(store, workspaceId, personId) : null;
   if (!m) throw new GatewayError('not_found', 'No such member in this workspace.', { param: 'personId' });
   return m;
+}
+
+/** The checked name, refused when another workspace already has it (ignoring case). */
+async function freeName(store: Store, raw: string, ownId: string | null): Promise<string> {
+  const name = checkName(raw);
+  const other = await workspaceNamed(store, name);
+  if (other !== null && other !== ownId) throw new GatewayError('invalid_request', `A workspace named “${name}” already exists; choose another name.`, { param: 'name' });
+  return name;
 }
 
 /** Refuses a change that would leave the workspace without an active admin. */
@@ -78,7 +87,7 @@ export function workspaceRoutes(d: Deps): void {
     response: WorkspaceView,
     handler: async ({ caller, body }) => {
       const c = signedIn(caller);
-      const ws = await insertWorkspace(store, checkName(body.name), c.personId);
+      const ws = await insertWorkspace(store, await freeName(store, body.name, null), c.personId);
       await sync.changed();
       audit(log, 'workspace_created', c.personId, ws.id, ws.id);
       return ws;
@@ -106,7 +115,7 @@ export function workspaceRoutes(d: Deps): void {
     handler: async ({ caller, params, body }) => {
       const c = signedIn(caller);
       const ws = await workspace(d, params.workspaceId, c.personId);
-      const name = checkName(body.name);
+      const name = await freeName(store, body.name, ws.id);
       await renameWorkspace(store, ws.id, name);
       audit(log, 'workspace_renamed', c.personId, ws.id, ws.id);
       return { ...ws, name };

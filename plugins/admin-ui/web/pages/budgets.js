@@ -1,58 +1,37 @@
 // Budgets: caps at every scope (instance, workspace, member, key) and the alerts with their delivery state.
 import { useState } from 'preact/hooks';
-import { api, seg, ApiError } from '../api.js';
-import { html, useLoad, useForm, Form, Field, Loaded, Paged, Empty, ConfirmButton, money, when } from '../ui.js';
-import { WorkspacePicker, defaultWorkspace, microUsd } from './workspace-picker.js';
+import { api, seg } from '../api.js';
+import { html, useLoad, Loaded, Paged, Empty, ConfirmButton, DialogButton, money, when } from '../ui.js';
+import { useNames } from '../names.js';
+import { CapForm } from './cap-form.js';
+import { WorkspacePicker, firstWorkspace } from './workspace-picker.js';
 
-const periods = [['month', 'month (calendar, UTC)'], ['week', 'week (ISO, UTC)'], ['day', 'day (UTC)'], ['lifetime', 'lifetime']];
 const alertStates = { pending: 'Sending', sent: 'Delivered', given_up: 'Delivery failed', recorded: 'Recorded (no webhook set)' };
 
-/** The cap body from the form: dollars → micro-USD, "50, 80" → [50, 80]; refused like the API would. */
-function capBody(v) {
-  const amount = microUsd(v.amount_micro_usd);
-  if (amount === null) throw new ApiError(400, { error: { message: 'Enter an amount in US dollars, e.g. 50 or 12.50 (at most 6 decimals).', param: 'amount_micro_usd' } });
-  const body = { amount_micro_usd: amount, period: v.period };
-  if (v.alert_thresholds.trim() !== '') body.alert_thresholds = v.alert_thresholds.split(',').map((s) => Number(s.trim()));
-  if (v.scope && v.scope !== 'instance') body.scope = v.scope;
-  if (v.scope === 'member') body.person_id = v.person_id;
-  if (v.scope === 'key') body.key_id = v.key_id;
-  return body;
-}
-
-function CapForm({ workspaceId, done }) {
-  const form = useForm({ scope: workspaceId ? 'workspace' : 'instance', person_id: '', key_id: '', amount_micro_usd: '', period: 'month', alert_thresholds: '' });
-  const members = useLoad(() => (workspaceId ? api('GET', `/workspaces/${seg(workspaceId)}/members`) : Promise.resolve({ data: [] })), [workspaceId]);
-  const keys = useLoad(() => (workspaceId ? api('GET', `/workspaces/${seg(workspaceId)}/keys`) : Promise.resolve({ data: [] })), [workspaceId]);
-  const scope = form.values.scope;
-  return html`<${Form} form=${form} title=${workspaceId ? 'Add a cap in this workspace' : 'Add an instance cap'} submitLabel="Add cap" onSubmit=${async (v) => {
-    await api('POST', workspaceId ? `/workspaces/${seg(workspaceId)}/budget-caps` : '/budget-caps', capBody(v));
-    form.reset();
-    done();
-  }}>
-    ${workspaceId && html`<${Field} form=${form} name="scope" label="Applies to" type="select" options=${[['workspace', 'the whole workspace'], ['member', 'one member'], ['key', 'one API key']]} />`}
-    ${scope === 'member' && html`<${Field} form=${form} name="person_id" label="Member" type="select" options=${[['', 'Choose a member'], ...(members.data?.data ?? []).map((m) => [m.person_id, m.email])]} />`}
-    ${scope === 'key' && html`<${Field} form=${form} name="key_id" label="API key" type="select" options=${[['', 'Choose a key'], ...(keys.data?.data ?? []).filter((k) => !k.revoked_at).map((k) => [k.id, k.name])]} />`}
-    <${Field} form=${form} name="amount_micro_usd" label="Amount (US dollars)" inputmode="decimal" required />
-    <${Field} form=${form} name="period" label="Period" type="select" options=${periods} />
-    <${Field} form=${form} name="alert_thresholds" label="Alert at (percent of the amount, comma-separated)" hint="e.g. 50, 80, 100; empty uses the service default" />
-  </${Form}>`;
-}
-
-function Caps({ workspaceId }) {
+function Caps({ workspaceId, me }) {
   const path = workspaceId ? `/workspaces/${seg(workspaceId)}/budget-caps` : '/budget-caps';
   const caps = useLoad(() => api('GET', path), [path]);
+  const name = useNames(me, workspaceId);
+  const [saved, setSaved] = useState(null);
+  const after = (msg) => { setSaved(msg); caps.reload(); };
+  const who = (c) => (c.scope === 'instance' ? 'the whole instance' : c.scope === 'workspace' ? name(c.workspace_id) : `${name(c.person_id ?? c.key_id)} in ${name(c.workspace_id)}`);
   return html`<section aria-labelledby="caps-h">
     <h2 id="caps-h">Caps</h2>
+    ${saved && html`<p class="notice" role="status">${saved}</p>`}
     <${Loaded} state=${caps}>${(d) => (d.data.length === 0
       ? html`<${Empty}>No caps${workspaceId ? ' in this workspace' : ''} yet: spending is unlimited. Add one below; requests that would pass it are refused with budget_exceeded.</${Empty}>`
-      : html`<${Paged} caption="Budget caps" rows=${d.data} head=${['Scope', 'For', 'Amount', 'Period', 'Spent', 'Left', 'Alerts at', '']}
-          row=${(c) => html`<tr>
-            <td>${c.scope}</td><td>${c.person_id ?? c.key_id ?? c.workspace_id ?? 'instance'}</td><td>${money(c.amount_micro_usd)}</td><td>${c.period}</td>
+      : html`<${Paged} caption="Budget caps" rows=${d.data} search=${(c) => `${c.scope} ${who(c)} ${c.period}`} head=${['Scope', 'For', 'Amount', 'Period', 'Spent', 'Left', 'Alerts at', '']}
+          row=${(c) => html`<tr data-cap=${c.id}>
+            <td>${c.scope}</td><td>${who(c)}</td><td>${money(c.amount_micro_usd)}</td><td>${c.period}</td>
             <td>${money(c.spent_micro_usd)}</td><td>${money(c.remaining_micro_usd)}</td><td>${c.alert_thresholds.map((t) => `${t}%`).join(', ') || '—'}</td>
-            <td><${ConfirmButton} label=${`Delete ${c.scope} cap ${money(c.amount_micro_usd)}`} confirmLabel="Delete cap" question="Delete this cap? Spending under it is no longer limited."
-              onConfirm=${async () => { await api('DELETE', `${path}/${seg(c.id)}`); caps.reload(); }} /></td>
+            <td class="actions-row">
+              <${DialogButton} label=${`Edit ${c.scope} cap ${money(c.amount_micro_usd)}`} text="Edit" title=${`Edit the ${c.scope} cap for ${who(c)}`}>${(close) => html`<${CapForm}
+                workspaceId=${workspaceId} cap=${c} path=${path} done=${(msg) => { close(); after(msg); }} cancel=${html`<button type="button" onClick=${close}>Cancel</button>`} />`}</${DialogButton}>
+              <${ConfirmButton} label=${`Delete ${c.scope} cap ${money(c.amount_micro_usd)}`} text="Delete" confirmLabel="Delete cap" question="Delete this cap? Spending under it is no longer limited."
+                onConfirm=${async () => { await api('DELETE', `${path}/${seg(c.id)}`); after('Cap deleted.'); }} />
+            </td>
           </tr>`} />`)}</${Loaded}>
-    <${CapForm} key=${workspaceId} workspaceId=${workspaceId} done=${caps.reload} />
+    <${CapForm} key=${workspaceId} workspaceId=${workspaceId} cap=${null} path=${path} done=${(msg) => after(msg)} />
   </section>`;
 }
 
@@ -71,10 +50,10 @@ function Alerts() {
 }
 
 export function Budgets({ me }) {
-  const [workspaceId, setWorkspaceId] = useState(defaultWorkspace(me));
   const admin = me.person.instance_admin;
+  const [workspaceId, setWorkspaceId] = useState(admin ? '' : firstWorkspace(me, 'admin'));
   return html`<h1 tabindex="-1">Budgets</h1>
-    <${WorkspacePicker} me=${me} value=${workspaceId} onChange=${setWorkspaceId} allLabel="Instance-wide caps" />
-    ${workspaceId || admin ? html`<${Caps} key=${workspaceId} workspaceId=${workspaceId} />` : html`<${Empty}>Choose a workspace you administer.</${Empty}>`}
+    <${WorkspacePicker} me=${me} value=${workspaceId} onChange=${setWorkspaceId} allLabel="Instance-wide caps" role="admin" />
+    ${workspaceId || admin ? html`<${Caps} key=${workspaceId} workspaceId=${workspaceId} me=${me} />` : html`<${Empty}>Choose a workspace you administer.</${Empty}>`}
     ${admin && html`<${Alerts} />`}`;
 }

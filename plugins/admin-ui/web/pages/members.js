@@ -6,7 +6,7 @@ import { html, useLoad, useForm, Form, Field, Loaded, Paged, Empty, ConfirmButto
 export function Members({ workspaceId }) {
   const base = `/workspaces/${seg(workspaceId)}/members`;
   const members = useLoad(() => api('GET', base), [workspaceId]);
-  const form = useForm({ email: '', role: 'member' });
+  const form = useForm({ email: '', role: 'member' }, (v) => ({ email: /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v.email.trim()) ? null : 'Enter the email of a person on this instance, e.g. ada@example.com.' }));
   const [error, setError] = useState(null);
   const change = async (m, body) => {
     setError(null);
@@ -18,7 +18,7 @@ export function Members({ workspaceId }) {
     ${error && html`<p class="error" role="alert">${error}</p>`}
     <${Loaded} state=${members}>${(d) => (d.data.length === 0
       ? html`<${Empty}>No members yet. Add a person by email below (an instance admin creates persons on the People page).</${Empty}>`
-      : html`<${Paged} caption="Members" rows=${d.data} head=${['Email', 'Name', 'Role', 'State', '']}
+      : html`<${Paged} caption="Members" rows=${d.data} search=${(m) => `${m.email} ${m.name ?? ''}`} head=${['Email', 'Name', 'Role', 'State', '']}
           row=${(m) => html`<tr>
             <td>${m.email}</td><td>${m.name ?? '—'}</td>
             <td><label class="sr-only" for=${`role-${m.person_id}`}>Role of ${m.email}</label>
@@ -35,9 +35,10 @@ export function Members({ workspaceId }) {
             </td>
           </tr>`} />`)}</${Loaded}>
     <${Form} form=${form} title="Add a member" submitLabel="Add member" onSubmit=${async (v) => {
-      await api('POST', base, v);
+      await api('POST', base, { ...v, email: v.email.trim() });
       form.reset();
       members.reload();
+      return `${v.email.trim()} added as ${v.role}.`;
     }}>
       <${Field} form=${form} name="email" label="Email of the person" type="email" required />
       <${Field} form=${form} name="role" label="Role" type="select" options=${[['member', 'member'], ['admin', 'admin']]} />

@@ -38,13 +38,42 @@ function bodyOf(v, editing) {
   return body;
 }
 
+const whole = (s) => /^\s*\d+\s*$/.test(s) && Number(s) >= 1;
+const dollars = /^\s*\d+(\.\d{1,6})?\s*$/;
+
+/** Every mistake the browser can see, at once, in words. */
+function check(v, editing) {
+  const e = {};
+  if (!editing && !/^[a-z0-9-]{1,63}:\S+$/.test(v.name.trim())) e.name = 'Write <provider>:<model id>, e.g. local:meta-llama/Llama-3.1-8B-Instruct; the provider part is an added provider’s name.';
+  if (!whole(v.context_window)) e.context_window = 'Enter the context window as a whole number of tokens, e.g. 32768.';
+  if (!whole(v.output_limit)) e.output_limit = 'Enter the output limit as a whole number of tokens, e.g. 4096.';
+  else if (whole(v.context_window) && Number(v.output_limit) > Number(v.context_window)) e.output_limit = `The output limit (${v.output_limit}) must not exceed the context window (${v.context_window}).`;
+  if (!dollars.test(v.input_price)) e.input_price = 'Enter US dollars per million input tokens, e.g. 0.20 (0 for a free model).';
+  if (!dollars.test(v.output_price)) e.output_price = 'Enter US dollars per million output tokens, e.g. 0.60 (0 for a free model).';
+  for (const [k, label] of deadlineFields) if (v[`deadlines_${k}`] !== '' && !whole(v[`deadlines_${k}`])) e[`deadlines_${k}`] = `${label.replace(' (ms)', '')}: enter whole milliseconds, or leave empty.`;
+  return e;
+}
+
+/** What removing a model would leave without one: the routes and settings that name it, by workspace. */
+async function usesOf(model, workspaces) {
+  const { data } = await api('GET', `/model-uses?model=${encodeURIComponent(model)}`);
+  const ws = (id) => workspaces.get(id) ?? id;
+  const where = { route: (u) => `the route ${u.route} in ${ws(u.workspace_id)}`, fallback: (u) => `a fallback of the route ${u.route} in ${ws(u.workspace_id)}`,
+    default_model: (u) => `the default model of ${ws(u.workspace_id)}`, pinned_model: (u) => `the pinned model of ${ws(u.workspace_id)}` };
+  if (data.length === 0) return html`<p>Remove the model ${model}? No route or routing setting uses it; requests naming it are refused from now on.</p>`;
+  return html`<p><strong>${model} is still in use.</strong> Removing it leaves these without a model until you choose another:</p>
+    <ul class="uses">${data.map((u) => html`<li>${where[u.where](u)}</li>`)}</ul>
+    <p>Requests they would send to it are refused. Remove it anyway?</p>`;
+}
+
 function ModelForm({ model, done }) {
-  const form = useForm(valuesOf(model));
+  const form = useForm(valuesOf(model), (v) => check(v, model));
   return html`<${Form} form=${form} title=${model ? `Edit ${model.name}` : 'Add a model'} submitLabel=${model ? 'Save model' : 'Add model'} onSubmit=${async (v) => {
     if (model) await api('PATCH', `/models/${seg(model.name)}`, bodyOf(v, model));
     else await api('POST', '/models', bodyOf(v, null));
     form.reset();
-    done();
+    done(model ? `${model.name} saved.` : `${v.name.trim()} added.`);
+    return model ? undefined : `${v.name.trim()} added.`;
   }}>
     ${!model && html`<${Field} form=${form} name="name" label="Name" hint="<provider>:<model id exactly as the provider gives it>, e.g. local:meta-llama/Llama-3.1-8B-Instruct" required />`}
     <${Field} form=${form} name="display_name" label="Display name (optional)" maxlength="200" />
@@ -64,29 +93,32 @@ function ModelForm({ model, done }) {
     <fieldset><legend>Deadlines (optional; empty uses the service defaults)</legend>
       <div class="row">${deadlineFields.map(([k, label, hint]) => html`<${Field} form=${form} name=${`deadlines_${k}`} label=${label} hint=${hint} type="number" min="1" step="1" />`)}</div>
     </fieldset>
-    ${model && html`<button type="button" onClick=${() => done()}>Cancel</button>`}
+    ${model && html`<button type="button" onClick=${() => done(null)}>Cancel</button>`}
   </${Form}>`;
 }
 
 export function Models() {
   const list = useLoad(() => api('GET', '/models'));
+  const workspaces = useLoad(() => api('GET', '/workspaces?scope=all').then((d) => new Map(d.data.map((w) => [w.id, w.name]))));
   const [editing, setEditing] = useState(null);
+  const [saved, setSaved] = useState(null);
   return html`<h1 tabindex="-1">Models</h1>
+    ${saved && html`<p class="notice" role="status">${saved}</p>`}
     <${Loaded} state=${list}>${(d) => (d.data.length === 0
-      ? html`<${Empty}>No added models yet. Add a provider first (Providers page), then add each of its models below with its limits and prices.</${Empty}>`
-      : html`<${Paged} caption="Added models" rows=${d.data} head=${['Name', 'Context', 'Output limit', 'Input $/M', 'Output $/M', 'Capabilities', '']}
+      ? html`<${Empty}>No added models yet. Add a provider first (Providers page), then add each of its models below with its limits and prices, or import them from the provider's list there.</${Empty}>`
+      : html`<${Paged} caption="Added models" rows=${d.data} search=${(m) => `${m.name} ${m.display_name ?? ''}`} head=${['Name', 'Context', 'Output limit', 'Input $/M', 'Output $/M', 'Capabilities', '']}
           row=${(m) => html`<tr>
             <td>${m.name}${m.provider_missing ? html` <span class="badge could_not_connect">provider missing</span>` : ''}</td>
             <td>${m.context_window}</td><td>${m.output_limit}</td><td>${m.input_price}</td><td>${m.output_price}</td>
             <td>${[m.can_read_images && 'images', m.can_read_pdf && 'PDF', m.can_call_tools && 'tools'].filter(Boolean).join(', ') || '—'}</td>
-            <td class="actions">
-              <button type="button" onClick=${() => setEditing(m)}>Edit ${m.name}</button>
-              <${ConfirmButton} label=${`Remove ${m.name}`} confirmLabel="Remove model"
-                question=${`Remove the model ${m.name}? Requests naming it are refused from now on.`}
-                onConfirm=${async () => { await api('DELETE', `/models/${seg(m.name)}?confirm=${seg(m.name)}`); list.reload(); }} />
+            <td class="actions-row">
+              <button type="button" aria-label=${`Edit ${m.name}`} onClick=${() => setEditing(m)}>Edit</button>
+              <${ConfirmButton} label=${`Remove ${m.name}`} text="Remove" confirmLabel="Remove model"
+                question=${() => usesOf(m.name, workspaces.data ?? new Map())}
+                onConfirm=${async () => { await api('DELETE', `/models/${seg(m.name)}?confirm=${seg(m.name)}`); setSaved(`${m.name} removed.`); list.reload(); }} />
             </td>
           </tr>`} />`)}</${Loaded}>
-    ${editing && html`<${ModelForm} key=${editing.name} model=${editing} done=${() => { setEditing(null); list.reload(); }} />`}
+    ${editing && html`<${ModelForm} key=${editing.name} model=${editing} done=${(msg) => { setEditing(null); setSaved(typeof msg === 'string' ? msg : null); list.reload(); }} />`}
     <${ModelForm} model=${null} done=${() => list.reload()} />
     <${BuiltInModels} />`;
 }

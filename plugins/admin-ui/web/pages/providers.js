@@ -2,7 +2,8 @@
 // may be pointed at another address (a regional endpoint, an egress proxy) or back at their default.
 import { useState } from 'preact/hooks';
 import { api, seg } from '../api.js';
-import { html, useLoad, useForm, Form, Field, Loaded, Paged, Empty, ConfirmButton, CheckBadge, when } from '../ui.js';
+import { html, useLoad, useForm, Form, Field, Loaded, Paged, Empty, ConfirmButton, DialogButton, CheckBadge, when } from '../ui.js';
+import { ImportModels } from './import-models.js';
 
 
 /** A built-in provider's address set by an instance admin, or '' when it uses its default. */
@@ -38,6 +39,7 @@ function Table({ caption, rows, check, edit, reload, empty }) {
       <td class="actions">
         <button type="button" onClick=${() => check(p)}>Check ${p.name}</button>
         <button type="button" onClick=${() => edit(p)}>Change ${p.name}</button>
+        ${!p.built_in && html`<${DialogButton} label=${`Import models of ${p.name}`} title=${`Import models from ${p.name}'s list`}>${(close) => html`<${ImportModels} provider=${p.name} done=${close} />`}</${DialogButton}>`}
         ${!p.built_in && html`<${ConfirmButton} label=${`Remove ${p.name}`} confirmLabel="Remove provider"
           question=${`Remove the provider ${p.name}? Requests to its models are refused until a provider of that name is added again; its models stay listed.`}
           onConfirm=${async () => { await api('DELETE', `/providers/${seg(p.name)}?confirm=${seg(p.name)}`); reload(); }} />`}

@@ -24,6 +24,13 @@ export function SignIn({ onSignedIn }) {
       <${Field} form=${form} name="password" label="Password" type="password" autocomplete="current-password" required />
     </${Form}>
     <p class="hint">Forgot your password? Ask an instance admin for a reset link (People page); it opens a page here to set a new one.</p>`}
+    <section class="card" aria-labelledby="first-h">
+      <h2 id="first-h">First time here?</h2>
+      <p>The first instance admin is created on the server, never from this page, so nobody who reaches the port first can take it over. In the svc folder, run:</p>
+      <pre class="cmd"><code>printf 'a long admin password' > /tmp/pw
+bash scripts/svc.sh admin create-admin --email you@example.com --password-file /tmp/pw</code></pre>
+      <p class="hint">Or start svc once with <code>SVC_ADMIN_EMAIL</code> and <code>SVC_ADMIN_PASSWORD</code> set. Then sign in here; that admin adds everyone else on the People page.</p>
+    </section>
   </div>`;
 }
 
