@@ -168,7 +168,7 @@ for lang, name in [('de', 'eng-deu'), ('fr', 'eng-fra'), ('es', 'eng-spa'), ('it
         if n >= 5000: break
 
 # 4. WordNet glosses and example sentences as English inputs (closer to how people write than package text).
-for s_ in wn[:45000]: add('en', s_, s_)
+for s_ in wn[:100000]: add('en', s_, s_)
 
 # 5. Every English text is also an input for itself (dictionary glosses and interface strings
 # teach the English words; the teacher vectors are already there).

@@ -5,5 +5,5 @@
  */
 import type { LogitModel } from './calibration.js';
 
-export const MODEL: LogitModel = { centroid: 4.516, relative: 0.569, nearest: 1.312, nearestRelative: 2.429, lexical: 3.649, lexicalRelative: 4.051, lexicalNearest: 3.038, lexicalNearestRelative: 4.134, none: 2.592 };
-export const RECOMMENDED_THRESHOLD = 0.5;
+export const MODEL: LogitModel = { centroid: 5.121, relative: 0.44, nearest: 2.384, nearestRelative: 1.246, lexical: 3.606, lexicalRelative: 3.909, lexicalNearest: 3.153, lexicalNearestRelative: 4.024, none: 2.987 };
+export const RECOMMENDED_THRESHOLD = 0.525;
