@@ -21,7 +21,7 @@ let browser: Browser;
 const model = 'local:mock-model';
 const member = { email: 'mia@example.test', password: 'a long member password' };
 const widths = [1440, 390] as const;
-const adminPages = ['Home', 'Chat', 'My usage', 'Workspaces', 'Budgets', 'Usage', 'Requests', 'Recorded prompts', 'Tools', 'Providers', 'Models', 'Catalogue feed', 'People', 'Retention', 'Diagnostics', 'Conversations', 'Account'];
+const adminPages = ['Home', 'Chat', 'My usage', 'Workspaces', 'Budgets', 'Usage', 'Requests', 'Recorded prompts', 'Tools', 'Providers', 'Models', 'Catalogue feed', 'People', 'Single sign-on', 'Audit log', 'Retention', 'Diagnostics', 'Conversations', 'Account'];
 const memberPages = ['Chat', 'My usage', 'Workspaces', 'Conversations', 'Account'];
 const slug = (s: string) => s.toLowerCase().replace(/\W+/g, '-');
 
@@ -66,7 +66,11 @@ for (const width of widths) {
     await navTo(page, 'Workspaces');
     await page.getByRole('table', { name: 'Workspaces' }).getByRole('link').first().click();
     await page.getByRole('heading', { level: 2, name: 'Routing', exact: true }).waitFor();
+    // Its sections load one by one; measure once the last (recent routing decisions, the auto request's) is there.
+    await page.getByText(/^Fell to the default model/).first().waitFor();
+    await page.locator('.loading').first().waitFor({ state: 'detached' });
     await assertFits(page, 'workspace page');
+    await checkA11y(page, 'workspace page');
     await screenshot(page, `admin-${width}-workspace`);
     await navTo(page, 'Requests');
     await page.locator('table.requests tbody tr').first().getByRole('link').click();

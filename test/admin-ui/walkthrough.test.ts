@@ -60,7 +60,7 @@ test('the sign-in page says how the first admin is made; the admin lands on Home
   await signIn(page, svc.url, adminEmail, adminPassword, 'Home');
   assert.equal(await menuOf(page), [
     'Overview', 'Home', 'Chat', 'My usage', 'Workspaces', 'Workspaces', 'Budgets', 'Usage', 'Requests', 'Recorded prompts', 'Tools',
-    'Models and providers', 'Providers', 'Models', 'Catalogue feed', 'People', 'People', 'System', 'Retention', 'Diagnostics', 'You', 'Conversations', 'Account',
+    'Models and providers', 'Providers', 'Models', 'Catalogue feed', 'People', 'People', 'Single sign-on', 'System', 'Audit log', 'Retention', 'Diagnostics', 'You', 'Conversations', 'Account',
   ]);
   await page.getByText('No requests in this range yet.').waitFor();
 });

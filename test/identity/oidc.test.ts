@@ -85,7 +85,7 @@ test('the Single sign-on page lists the provider with its redirect URI; the sign
   await page.getByLabel('Email').fill(adminEnv.SVC_ADMIN_EMAIL);
   await page.getByLabel('Password').fill(adminEnv.SVC_ADMIN_PASSWORD);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByRole('heading', { level: 1, name: 'Workspaces' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor(); // an admin lands on Home
   await navTo(page, 'Single sign-on');
   const row = page.getByRole('row').filter({ hasText: 'Test IdP' });
   await row.waitFor();
@@ -110,7 +110,7 @@ test('sign-in creates the person; the admin claim makes them an instance admin; 
   await admin.ok('PATCH', `/oidc/issuers/${issuerId}`, { create_persons: true });
   const { context, page } = await freshPage();
   await signInAs(page, 'alice');
-  await page.getByRole('heading', { level: 1, name: 'Workspaces' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Home' }).waitFor(); // an instance admin lands on Home
   assert.ok(await page.getByRole('link', { name: 'People', exact: true }).isVisible(), 'instance-admin pages are in the menu');
   await screenshot(page, '40-oidc-signed-in');
   const alice = (await admin.ok<{ data: Array<{ id: string; email: string; instance_admin: boolean; name: string | null; password_set: boolean }> }>('GET', '/persons')).data.find((p) => p.email === 'alice@example.test');
@@ -127,7 +127,7 @@ test('sign-in creates the person; the admin claim makes them an instance admin; 
 test('a person without the admin claim is a plain person (e-mail compared without case)', async () => {
   const { context, page } = await freshPage();
   await signInAs(page, 'bob');
-  await page.getByRole('heading', { level: 1, name: 'Workspaces' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Chat' }).waitFor(); // a plain person lands on Chat
   assert.is(await page.getByRole('link', { name: 'People', exact: true }).count(), 0);
   const bob = (await admin.ok<{ data: Array<{ email: string; instance_admin: boolean }> }>('GET', '/persons')).data.find((p) => p.email === 'bob@example.test');
   assert.is(bob?.instance_admin, false);

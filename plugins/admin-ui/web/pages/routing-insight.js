@@ -17,20 +17,21 @@ function Explain({ base }) {
         (rule ${result.decision.rule}${result.decision.reason ? `, ${result.decision.reason}` : ''}${result.decision.confidence !== null ? `, confidence ${pct(result.decision.confidence)}` : ''}).
         ${result.none !== null ? html` Probability that no route fits: ${pct(result.none)}.` : ''}
         ${result.classifier.state !== 'ready' ? html` <span class="error">The classifier is ${result.classifier.state}.</span>` : ''}</p>
-      ${result.scores.length > 0 && html`<table><caption>Route scores (${result.classifier.encoder} encoder, first ${result.classified_chars} characters read)</caption>
+      ${result.scores.length > 0 && html`<div class="table-wrap" tabindex="0" role="region" aria-label="Route scores"><table><caption>Route scores (${result.classifier.encoder} encoder, first ${result.classified_chars} characters read)</caption>
         <thead><tr><th scope="col">Route</th><th scope="col">Confidence</th><th scope="col">Needs</th><th scope="col">Centroid</th><th scope="col">Nearest text</th><th scope="col">Lexical</th></tr></thead>
         <tbody>${result.scores.map((s) => html`<tr><td><code>route/${s.route}</code></td><td>${pct(s.confidence)}</td><td>${pct(s.threshold)}</td><td>${num(s.centroid)}</td><td>${num(s.nearest)}</td><td>${num(s.lexical)}</td></tr>`)}</tbody>
-      </table>`}
+      </table></div>`}
     </div>`}
   </${Form}>`;
 }
 
 function Decisions({ caption, rows }) {
   if (rows.length === 0) return html`<p>${caption}: none yet.</p>`;
-  return html`<table><caption>${caption}</caption>
+  // Wrapped so a narrow screen scrolls the table, not the page.
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label=${caption}><table><caption>${caption}</caption>
     <thead><tr><th scope="col">When</th><th scope="col">Prompt</th><th scope="col">Reason</th><th scope="col">Confidence</th></tr></thead>
     <tbody>${rows.map((d) => html`<tr><td>${when(d.at)}</td><td>${d.text ?? html`<em>not recorded (${d.chars} characters)</em>`}</td><td>${d.reason ?? d.rule}</td><td>${pct(d.confidence)}</td></tr>`)}</tbody>
-  </table>`;
+  </table></div>`;
 }
 
 export function RoutingInsight({ workspaceId }) {
