@@ -1,5 +1,6 @@
 export { CallDeadline, readUpstreamText, upstreamEndpoint, closeUpstream, startedWithFirst, type UpstreamBody, type UpstreamEndpoint } from './http.js';
 export { serverSentEvents, type ServerSentEvent } from './sse.js';
+export { jsonBody } from './json-body.js';
 export {
   upstreamUnavailable,
   vendorUnavailable,

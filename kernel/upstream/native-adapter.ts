@@ -5,6 +5,7 @@ import type { ProviderAdapter, ProviderSettings, UpstreamCall, UpstreamTimeouts 
 import { CallDeadline, closeUpstream, readUpstreamText, startedWithFirst, upstreamEndpoint, type UpstreamBody, type UpstreamEndpoint } from './http.js';
 import { streamInterrupted, transportFailureOf, upstreamUnavailable, type UpstreamErrorContext, type UpstreamFailure } from './failures.js';
 import { serverSentEvents } from './sse.js';
+import { jsonBody } from './json-body.js';
 
 /** One HTTP request an adapter sends: path relative to the provider's address, headers, JSON body. */
 export interface WireRequest {
@@ -104,11 +105,14 @@ export class NativeAdapter implements ProviderAdapter {
     return upstreamModel === undefined ? { provider: s.name, secrets } : { provider: s.name, upstreamModel, secrets };
   }
 
-  private send(req: WireRequest, method: 'GET' | 'POST', signal: AbortSignal) {
+  private async send(req: WireRequest, method: 'GET' | 'POST', signal: AbortSignal) {
     const pool = this.endpoint.pool;
     if (!pool) throw new Error('invalid provider address');
-    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    return pool.request({ path: `${this.endpoint.base}${req.path}`, method, headers: req.headers, body, signal });
+    if (req.body === undefined) return pool.request({ path: `${this.endpoint.base}${req.path}`, method, headers: req.headers, signal });
+    // A large body (attachments) is encoded a slice at a time, off the event loop's long turns.
+    const { body, length } = await jsonBody(req.body);
+    const headers = length === undefined ? req.headers : { ...req.headers, 'content-length': String(length) };
+    return pool.request({ path: `${this.endpoint.base}${req.path}`, method, headers, body, signal });
   }
 
   /** Sends the call; a refusal the wire marks as relaxable is sent once more in relaxed form. */

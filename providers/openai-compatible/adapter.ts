@@ -1,5 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
-import { closeUpstream, GatewayError, isGatewayError, malformedInARow, readUpstreamText, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter } from '../../kernel/index.js';
+import { closeUpstream, GatewayError, isGatewayError, jsonBody, malformedInARow, readUpstreamText, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter } from '../../kernel/index.js';
 import type { ProviderCheckStatus, ProviderSettings, UpstreamCall, Usage } from '../../kernel/index.js';
 import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } from './transform.js';
 import { SseDecoder } from './sse.js';
@@ -78,15 +78,13 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     return this.settings.quirks?.error ? this.settings.quirks.error(status, headers, body, ctx) : fromVendorError(status, headers, body, ctx);
   }
 
-  private post(body: unknown, stream: boolean, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  private async post(value: unknown, stream: boolean, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
     if (!this.pool) throw new Error('invalid provider address');
-    return this.pool.request({
-      path: `${this.base}/chat/completions`,
-      method: 'POST',
-      headers: this.headers(stream ? 'text/event-stream' : 'application/json', true),
-      body: JSON.stringify(body),
-      signal,
-    });
+    // A large body (attachments) is encoded a slice at a time, off the event loop's long turns.
+    const { body, length } = await jsonBody(value);
+    const headers = this.headers(stream ? 'text/event-stream' : 'application/json', true);
+    if (length !== undefined) headers['content-length'] = String(length);
+    return this.pool.request({ path: `${this.base}/chat/completions`, method: 'POST', headers, body, signal });
   }
 
   /** A thrown non-GatewayError as what it means: the client's own abort, or a provider failure. */
