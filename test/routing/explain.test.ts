@@ -69,7 +69,7 @@ test('explain and recent: workspace admins only (a member gets 403)', async () =
 test('recent decisions: per route the prompts it claimed, and those that fell to the default; text only where the workspace records prompts', async () => {
   await w.ask('auto', 'Translate "good night" into Spanish');
   await w.ask('auto', 'What should I name my new puppy?');
-  let r = await w.ws<any>('GET', '/routing/recent');
+  let r = await w.ws('GET', '/routing/recent');
   assert.is(r.status, 200);
   assert.equal(Object.keys(r.body.claimed).sort(), ['code', 'math', 'translation']);
   const claimed = r.body.claimed.translation[0];
@@ -78,7 +78,7 @@ test('recent decisions: per route the prompts it claimed, and those that fell to
   // Recording on: the prompt's text is shown too.
   await w.admin.ok('PUT', `/workspaces/${w.workspaceId}/recording`, { enabled: true });
   const { headers } = await w.ask('auto', 'Translate "see you tomorrow" into Italian');
-  r = await w.ws<any>('GET', '/routing/recent');
+  r = await w.ws('GET', '/routing/recent');
   assert.equal([r.body.claimed.translation[0].text, r.body.claimed.translation[0].request_id], ['Translate "see you tomorrow" into Italian', headers.get('x-request-id')]);
   await w.admin.ok('PUT', `/workspaces/${w.workspaceId}/recording`, { enabled: false });
 });
