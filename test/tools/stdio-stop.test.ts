@@ -56,11 +56,14 @@ test('a stop right after a call waits for that call to be cleaned up: none of it
 
 test('a stop during a call ends it at once (the model is told the sandbox is not available), then waits for its cleanup', async () => {
   const reply = chatCalling('local__hang', {});
-  for (let i = 0; i < 100; i++) {
+  // The call must be running before the stop (on a loaded machine it can take seconds to start).
+  let busy = false;
+  for (let i = 0; i < 400 && !busy; i++) {
     const health = (await (await fetch(`${w.sandbox.url}/healthz`)).json()) as { free: number };
-    if (health.free === 0) break;
-    await new Promise((r) => setTimeout(r, 50));
+    busy = health.free === 0;
+    if (!busy) await new Promise((r) => setTimeout(r, 50));
   }
+  assert.ok(busy, 'the call started in the sandbox');
   const { stopped, left } = await stopSandbox();
   // Waiting for the sandbox's own time limit instead would tell the model the tool did not answer in time.
   assert.is(await reply, 'This tool cannot be used right now: the sandbox that runs command-line tools is not available.');
