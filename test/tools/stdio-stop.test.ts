@@ -55,6 +55,13 @@ test('a stop right after a call waits for that call to be cleaned up: none of it
 });
 
 test('a stop during a call ends it at once (the model is told the sandbox is not available), then waits for its cleanup', async () => {
+  // A slot still being wiped after the previous test's call also reads as not free: wait until
+  // every slot is free, so that "not free" below means this call is running.
+  for (let i = 0; i < 400; i++) {
+    const h = (await (await fetch(`${w.sandbox.url}/healthz`)).json()) as { free: number; slots: number };
+    if (h.free === h.slots) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const reply = chatCalling('local__hang', {});
   // The call must be running before the stop (on a loaded machine it can take seconds to start).
   let busy = false;
