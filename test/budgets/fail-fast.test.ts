@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createBacking, redisUrl, shape } from '../support/harness.js';
+import { createBacking, postgresAdminUrl, redisUrl, shape, type Backing } from '../support/harness.js';
 import { MockUpstream } from '../support/mock-upstream.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { periodKey } from '../../plugins/budgets/periods.js';
@@ -72,75 +72,74 @@ async function moneyKept(svc: Instance): Promise<void> {
   assert.ok(seen.charged > 0);
 }
 
-test('PostgreSQL goes silent: 503 budget_unavailable before any call deadline; served again with /healthz ok', async () => {
-  if (shape !== 'scale-out') return; // the embedded database is a file in this process: it cannot go silent alone
+/**
+ * The scenario both dependencies share: one request served, the proxy goes silent, requests one
+ * after another until the first refusal (before `deadlineMs`, the call deadline), 20 more refused
+ * with nothing sent, then recovery with /healthz and no charge lost.
+ */
+async function silence(which: string, svc: Instance, mock: MockUpstream, proxy: TcpProxy, deadlineMs: number, servedBefore: (served: Array<[number, string]>) => void): Promise<void> {
+  await provision(svc.admin, mock, { priced: { input: '2.00', output: '8.00' } });
+  await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: 10_000_000, period: 'month' });
+  const key = (await newKey(svc.admin, await svc.admin.workspace())).value;
+  assert.equal(await ask(svc, key), [200, 'served']);
+  await svc.flush();
+
+  const since = performance.now();
+  proxy.hang();
+  const { firstRefusalMs, before } = await untilRefused(svc, key, since);
+  assert.ok(firstRefusalMs < deadlineMs, `first refusal ${Math.round(firstRefusalMs)} ms after the silence began: not after the ${deadlineMs} ms call deadline`);
+  servedBefore(before);
+  const sent = mock.requests.length;
+  for (let i = 0; i < 20; i++) assert.equal(await ask(svc, key), [503, 'budget_unavailable']);
+  assert.is(mock.requests.length, sent, 'nothing reached the provider while silent');
+  assert.is(await healthz(svc), 503);
+  if (process.env.SVC_TEST_VERBOSE) console.log(`${which} silent: first 503 after ${Math.round(firstRefusalMs)} ms, ${before.length} served before`);
+
+  await recovery(svc, key, proxy);
+  await moneyKept(svc);
+}
+
+async function behindProxy(port: number, host: string, start: (proxyPort: number, backing: Backing) => Promise<Instance>, run: (svc: Instance, mock: MockUpstream, proxy: TcpProxy) => Promise<void>): Promise<void> {
   const backing = await createBacking();
   const mock = await new MockUpstream().start();
-  const db = new URL(backing.databaseUrl!);
-  const proxy = new TcpProxy(Number(db.port || 5432), db.hostname);
+  const proxy = new TcpProxy(port, host);
   await proxy.start();
-  db.host = `127.0.0.1:${proxy.port}`;
-  const svc = await startInstance({ ...backing, databaseUrl: db.toString() });
+  let svc: Instance | undefined;
   try {
-    await provision(svc.admin, mock, { priced: { input: '2.00', output: '8.00' } });
-    await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: 10_000_000, period: 'month' });
-    const key = (await newKey(svc.admin, await svc.admin.workspace())).value;
-    assert.equal(await ask(svc, key), [200, 'served']);
-    await svc.flush();
-
-    const since = performance.now();
-    proxy.hang();
-    const { firstRefusalMs, before } = await untilRefused(svc, key, since);
-    assert.ok(firstRefusalMs < 3000, `first refusal ${Math.round(firstRefusalMs)} ms after the silence began: not after the 3 s call deadline`);
-    assert.equal(before.filter(([s]) => s !== 200), []);
-    const sent = mock.requests.length;
-    for (let i = 0; i < 20; i++) assert.equal(await ask(svc, key), [503, 'budget_unavailable']);
-    assert.is(mock.requests.length, sent, 'nothing reached the provider while silent');
-    assert.is(await healthz(svc), 503);
-    if (process.env.SVC_TEST_VERBOSE) console.log(`PostgreSQL silent: first 503 after ${Math.round(firstRefusalMs)} ms, ${before.length} served before`);
-
-    await recovery(svc, key, proxy);
-    await moneyKept(svc);
+    svc = await start(proxy.port, backing);
+    await run(svc, mock, proxy);
   } finally {
     proxy.heal();
-    await svc.stop();
+    await svc?.stop();
     await proxy.cut();
     await mock.stop();
     await backing.drop();
   }
+}
+
+test('PostgreSQL goes silent: 503 budget_unavailable before any call deadline; served again with /healthz ok', async () => {
+  if (shape !== 'scale-out') return; // the embedded database is a file in this process: it cannot go silent alone
+  const probe = new URL(postgresAdminUrl);
+  await behindProxy(
+    Number(probe.port || 5432),
+    probe.hostname,
+    (port, backing) => {
+      const db = new URL(backing.databaseUrl!);
+      db.host = `127.0.0.1:${port}`;
+      return startInstance({ ...backing, databaseUrl: db.toString() });
+    },
+    (svc, mock, proxy) => silence('PostgreSQL', svc, mock, proxy, 3000, (before) => assert.equal(before.filter(([s]) => s !== 200), [], 'served (and metered later) or refused, nothing else')),
+  );
 });
 
 test('Redis goes silent: 503 budget_unavailable before the cache deadline; served again with /healthz ok', async () => {
-  const backing = await createBacking();
-  const mock = await new MockUpstream().start();
-  const proxy = new TcpProxy(Number(new URL(redisUrl).port || 6379), new URL(redisUrl).hostname);
-  await proxy.start();
-  const svc = await startInstance(backing, { cache: { url: `redis://127.0.0.1:${proxy.port}`, prefix: backing.redisPrefix } });
-  try {
-    await provision(svc.admin, mock, { priced: { input: '2.00', output: '8.00' } });
-    await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: 10_000_000, period: 'month' });
-    const key = (await newKey(svc.admin, await svc.admin.workspace())).value;
-    assert.equal(await ask(svc, key), [200, 'served']);
-
-    const since = performance.now();
-    proxy.hang();
-    const { firstRefusalMs, before } = await untilRefused(svc, key, since);
-    assert.ok(firstRefusalMs < 1500, `first refusal ${Math.round(firstRefusalMs)} ms after the silence began: not after the 1.5 s command deadline`);
-    assert.equal(before, [], 'a hold needs the cache: nothing is served once it is silent');
-    const sent = mock.requests.length;
-    for (let i = 0; i < 20; i++) assert.equal(await ask(svc, key), [503, 'budget_unavailable']);
-    assert.is(mock.requests.length, sent, 'nothing reached the provider while silent');
-    if (process.env.SVC_TEST_VERBOSE) console.log(`Redis silent: first 503 after ${Math.round(firstRefusalMs)} ms`);
-
-    await recovery(svc, key, proxy);
-    await moneyKept(svc);
-  } finally {
-    proxy.heal();
-    await svc.stop();
-    await proxy.cut();
-    await mock.stop();
-    await backing.drop();
-  }
+  const redis = new URL(redisUrl);
+  await behindProxy(
+    Number(redis.port || 6379),
+    redis.hostname,
+    (port, backing) => startInstance(backing, { cache: { url: `redis://127.0.0.1:${port}`, prefix: backing.redisPrefix } }),
+    (svc, mock, proxy) => silence('Redis', svc, mock, proxy, 1500, (before) => assert.equal(before, [], 'a hold needs the cache: nothing is served once it is silent')),
+  );
 });
 
 test.run();

@@ -32,6 +32,14 @@ test.before.each(() => {
 
 const long = [{ role: 'user' as const, content: 'Please summarise this. '.repeat(40) }];
 
+/** The reply's text, whole or streamed. */
+async function textOf(data: unknown, stream: boolean): Promise<string> {
+  if (!stream) return (data as { choices: Array<{ message: { content: string | null } }> }).choices[0]!.message.content ?? '';
+  let text = '';
+  for await (const c of data as AsyncIterable<{ choices: Array<{ delta: { content?: string | null } }> }>) text += c.choices[0]?.delta.content ?? '';
+  return text;
+}
+
 test('a route whose model is down for good is answered by its fallback: x-svc-model and the record name it, no budget headers', async () => {
   for (const stream of [false, true]) {
     w.mock.reset();
@@ -39,9 +47,7 @@ test('a route whose model is down for good is answered by its fallback: x-svc-mo
     for (let i = 0; i < 3; i++) w.mock.enqueue(faults.unavailable());
     w.backup.enqueue({ chunks: ['From ', 'backup.'], usage: { prompt_tokens: 10, completion_tokens: 4 } });
     const { data, response } = await w.client.chat.completions.create({ model: 'route/main', messages: hello, stream }).withResponse();
-    let text = '';
-    if (stream) for await (const c of data as AsyncIterable<{ choices: Array<{ delta: { content?: string | null } }> }>) text += c.choices[0]?.delta.content ?? '';
-    else text = (data as { choices: Array<{ message: { content: string | null } }> }).choices[0]!.message.content ?? '';
+    const text = await textOf(data, stream);
     assert.is(text, 'From backup.');
     assert.is(response.headers.get('x-svc-model'), backupModel);
     assert.is(response.headers.get('x-svc-route'), 'main');
@@ -61,9 +67,7 @@ test("a deadline on a route's model moves to its fallback at once: the silent mo
     for (let i = 0; i < 3; i++) w.mock.enqueue(faults.silence());
     w.backup.enqueue({ chunks: ['From ', 'backup.'], usage: { prompt_tokens: 10, completion_tokens: 4 } });
     const { data, response } = await w.client.chat.completions.create({ model: 'route/main', messages: hello, stream }).withResponse();
-    let text = '';
-    if (stream) for await (const c of data as AsyncIterable<{ choices: Array<{ delta: { content?: string | null } }> }>) text += c.choices[0]?.delta.content ?? '';
-    else text = (data as { choices: Array<{ message: { content: string | null } }> }).choices[0]!.message.content ?? '';
+    const text = await textOf(data, stream);
     assert.is(text, 'From backup.');
     assert.is(response.headers.get('x-svc-model'), backupModel);
     assert.is(w.mock.requests.length, 1, 'one attempt on the silent model, then the fallback');
