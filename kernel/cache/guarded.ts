@@ -9,7 +9,9 @@ import type { CachePort } from './port.js';
  * once (as that timeout would later), so a request waiting on it gets its 503 within a second.
  */
 export function guardCache(cache: CachePort, dep: Dependency): CachePort {
-  const run = <T>(fn: () => Promise<T>): Promise<T> => dep.call(fn, { abandon: false, abandonWhenDown: true });
+  // The in-process cache cannot go silent: its calls skip the race (one promise less per call).
+  const options = { abandon: false, abandonWhenDown: cache.kind !== 'memory' };
+  const run = <T>(fn: () => Promise<T>): Promise<T> => dep.call(fn, options);
   return {
     kind: cache.kind,
     ping: () => run(() => cache.ping()),

@@ -20,6 +20,8 @@ const sliceChars = 512 * 1024;
  * const { body, length } = await jsonBody(request); // pool.request({ body, headers: { 'content-length': String(length) } })
  */
 export async function jsonBody(value: unknown): Promise<{ body: string | Readable; length?: number }> {
+  // Nearly every body has no big string: one plain JSON.stringify, no replacer called per value.
+  if (!holdsBigString(value, 0)) return { body: JSON.stringify(value) };
   const big: string[] = [];
   const tag = randomBytes(6).toString('hex');
   const text = JSON.stringify(value, (_key, v: unknown) => {
@@ -45,4 +47,16 @@ export async function jsonBody(value: unknown): Promise<{ body: string | Readabl
   }
   parts.push(Buffer.from(text.slice(from), 'utf8'));
   return { body: Readable.from(parts, { objectMode: false }), length: parts.reduce((n, b) => n + b.length, 0) };
+}
+
+/** True when a string of `bigChars` or more is anywhere in `v` (a walk, no allocation). */
+function holdsBigString(v: unknown, depth: number): boolean {
+  if (typeof v === 'string') return v.length >= bigChars;
+  if (typeof v !== 'object' || v === null || depth > 64) return false;
+  if (Array.isArray(v)) {
+    for (const x of v) if (holdsBigString(x, depth + 1)) return true;
+    return false;
+  }
+  for (const k in v) if (holdsBigString((v as Record<string, unknown>)[k], depth + 1)) return true;
+  return false;
 }
