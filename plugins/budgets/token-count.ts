@@ -7,17 +7,17 @@ import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
  * cl100k's byte-pair merge is quadratic in the length of one pre-token (a run of letters, of
  * punctuation or of whitespace): 200,000 × "a" took 10 s. So a text is cut at every run longer
  * than `longRun` characters; the stretches between runs are counted exactly (each of their
- * pre-tokens is short), and each long run is bounded instead of counted: at least one token per
+ * pre-tokens is short), and each long run is counted in pieces of `longRun` characters, with a
+ * token of slack per piece for the hold; its certain lower bound is one token per
  * `maxTokenBytes` UTF-8 bytes (the longest cl100k token; a unit test reads it from the
- * vocabulary) and at most one per byte (no byte-level BPE exceeds that). A request also has a
- * tokenizing budget: once that many characters were tokenized for it, its remaining texts are
- * bounded by their UTF-8 size without being read by the tokenizer.
+ * vocabulary). A request also has a tokenizing budget: once that many characters were tokenized
+ * for it, its remaining texts are bounded by their UTF-8 size without being read by the tokenizer.
  */
 
 /** Longest cl100k token in UTF-8 bytes (128 spaces): every token covers at most this many bytes. */
 export const maxTokenBytes = 128;
 
-/** Runs of one character class longer than this are bounded, not counted (README "Hold accuracy"). */
+/** Runs of one character class longer than this are counted in pieces this long (README "Bounded tokenizer work"). */
 export const longRun = 32;
 const runs = new RegExp(`\\p{L}{${longRun + 1},}|[^\\s\\p{L}\\p{N}]{${longRun + 1},}|\\s{${longRun + 1},}`, 'gu');
 
