@@ -17,7 +17,14 @@ export function counterOr(counter: TokenCounter | undefined): TokenCounter {
     }
     return Math.ceil(chars / 128);
   };
-  return { text, input, measure: (chat) => ({ lower: lower(chat), tokens: input(chat), bound: input(chat) }) };
+  return {
+    text,
+    input,
+    measure: (chat) => {
+      const n = input(chat);
+      return { lower: lower(chat), tokens: n, bound: n };
+    },
+  };
 }
 
 /** The text a chunk adds (content, refusal, tool call names and arguments), for counting output. */
