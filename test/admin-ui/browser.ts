@@ -39,7 +39,8 @@ export async function checkA11y(page: Page, where: string): Promise<void> {
 /** Fails when the page is wider than the viewport (sideways scrolling of the whole page). */
 export async function assertFits(page: Page, where: string): Promise<void> {
   // A string runs in the page (the test compiles without the DOM library).
-  const { scroll, width } = await page.evaluate<{ scroll: number; width: number }>('({ scroll: document.documentElement.scrollWidth, width: window.innerWidth })');
+  // The scrolling element is what the page scrolls by (a table in its own scroll box may be wider).
+  const { scroll, width } = await page.evaluate<{ scroll: number; width: number }>('({ scroll: (document.scrollingElement ?? document.documentElement).scrollWidth, width: window.innerWidth })');
   assert.ok(scroll <= width, `${where}: the page is ${scroll}px wide in a ${width}px viewport`);
 }
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { createBacking, shape, startService, type Backing, type TestService } from '../support/harness.js';
-import { Admin, adminEnv } from '../support/provision.js';
+import { Admin, adminEmail, adminEnv } from '../support/provision.js';
 import { checkA11y, navTo, screenshot, signedInPage } from './browser.js';
 
 // People, members and password reset in the browser: an admin adds a person, makes a reset link
@@ -67,6 +67,13 @@ test('people: add a person and a reset link; the person sets a password there, s
   // Bob administers Research: he lands on Home and has the workspace admin's pages, not the instance admin's.
   await bobPage.getByRole('heading', { level: 1, name: 'Home' }).waitFor();
   await bobPage.getByRole('link', { name: 'Budgets', exact: true }).waitFor();
+  // On the workspace's page Bob manages the others, never his own row.
+  await bobPage.getByRole('link', { name: 'Workspaces', exact: true }).click();
+  await bobPage.getByRole('link', { name: 'Research' }).click();
+  const members = bobPage.getByRole('table', { name: 'Members' });
+  await members.getByRole('cell', { name: 'bob@example.test (you)' }).waitFor();
+  assert.is(await members.locator('tr[data-member="bob@example.test"]').getByRole('button').count(), 0, 'no Suspend or Remove on his own row');
+  await members.getByRole('button', { name: `Suspend ${adminEmail}` }).waitFor();
   assert.is(await bobPage.getByRole('link', { name: 'Providers' }).count(), 0, 'instance-admin pages are not in a member’s menu');
   await bob.close();
 });

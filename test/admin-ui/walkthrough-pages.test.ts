@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
 import type { Browser, Page } from 'playwright-core';
 import { TracingFlushToken } from '../../plugins/tracing/index.js';
 import { shape } from '../support/harness.js';
+import { repoRoot } from '../kernel/fixtures/cli.js';
 import { MockUpstream } from '../support/mock-upstream.js';
 import { Admin, adminEmail, adminPassword, startWorld, type World } from '../support/provision.js';
 import { assertFits, checkA11y, launchBrowser, navTo, screenshot, watchErrors } from './browser.js';
@@ -24,6 +27,14 @@ const widths = [1440, 390] as const;
 const adminPages = ['Home', 'Chat', 'My usage', 'Workspaces', 'Budgets', 'Usage', 'Requests', 'Recorded prompts', 'Tools', 'Providers', 'Models', 'Catalogue feed', 'People', 'Single sign-on', 'Audit log', 'Retention', 'Diagnostics', 'Conversations', 'Account'];
 const memberPages = ['Chat', 'My usage', 'Workspaces', 'Conversations', 'Account'];
 const slug = (s: string) => s.toLowerCase().replace(/\W+/g, '-');
+
+test('the lists above are every page of the menu (plugins/admin-ui/web/pages/index.js)', () => {
+  const index = readFileSync(join(repoRoot, 'plugins/admin-ui/web/pages/index.js'), 'utf8');
+  const titles = [...index.matchAll(/\{ path: '[^']+', title: '([^']+)'/g)].map((m) => m[1]);
+  const everyone = [...index.matchAll(/\{ path: '[^']+', title: '([^']+)'[^}]*roles: everyone/g)].map((m) => m[1]);
+  assert.equal([...titles].sort(), [...adminPages].sort());
+  assert.equal([...everyone].sort(), [...memberPages].sort());
+});
 
 test.before(async () => {
   upstream = await new MockUpstream().start();
@@ -60,6 +71,12 @@ async function open(width: number): Promise<{ page: Page; errors: string[] }> {
 for (const width of widths) {
   test(`admin at ${width} px: every page fits, is accessible and is saved as a screenshot`, async () => {
     const { page, errors } = await open(width);
+    // The sign-in page, the one page everybody sees first.
+    await page.goto(`${w.svc.url}/`);
+    await page.getByRole('heading', { name: 'First time here?' }).waitFor();
+    await assertFits(page, 'sign-in page');
+    await checkA11y(page, 'sign-in page');
+    await screenshot(page, `sign-in-${width}`);
     await signIn(page, w.svc.url, adminEmail, adminPassword, 'Home');
     for (const name of adminPages) await visit(page, name, `admin-${width}-${slug(name)}`);
     // Pages reached from others: a workspace, a trace, a recorded prompt.

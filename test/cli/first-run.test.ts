@@ -1,10 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { createBacking, shape, type Backing } from '../support/harness.js';
+import { MockUpstream } from '../support/mock-upstream.js';
 import { backingEnv, cleanEnv, cliPath, freePort, repoRoot, startCli, tempDir } from '../kernel/fixtures/cli.js';
 
 // The README's first steps on a machine whose own node is older (issue 28 item 7): the wrapper
@@ -56,6 +57,40 @@ test('bash scripts/svc.sh admin create-admin works with the old node first on PA
   } finally {
     cli.child.kill('SIGTERM');
     await cli.exited();
+  }
+});
+
+test('the README\'s First steps block, run by bash as written (old node first on PATH), ends with a chat reply', async () => {
+  // The block itself, from the README; only the addresses and the password file's folder differ.
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const block = /## First steps\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(block, 'the README has a First steps block');
+  assert.match(block!, /bash scripts\/svc\.sh admin create-admin/);
+  const mock = await new MockUpstream().start();
+  const port = await freePort();
+  const dir = tempDir();
+  const script = block!.replaceAll('localhost:8080', `127.0.0.1:${port}`).replaceAll('http://10.0.0.5:8000/v1', mock.url).replaceAll('/tmp/pw', join(dir, 'pw'));
+  const cli = startCli(['serve'], cleanEnv({ ...backingEnv(backing), SVC_PORT: String(port) }));
+  try {
+    await cli.waitForEvent('api.admin_ui');
+    const path = oldNode ? `/usr/bin:/bin:${process.env.PATH}` : process.env.PATH!;
+    const env = cleanEnv({ ...backingEnv(backing), PATH: path, SVC_LOG_LEVEL: 'silent' });
+    // Not spawnSync: the mock provider answers from this process, whose event loop must keep running.
+    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+      execFile('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: repoRoot, env, encoding: 'utf8', timeout: 90_000 }, (err, stdout, stderr) =>
+        done({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }));
+    });
+    assert.is(r.status, 0, `${r.stderr}\n${r.stdout}`);
+    assert.not.match(r.stdout, /"error"/, r.stdout);
+    assert.match(r.stdout, /^created instance admin per_/i);
+    assert.match(r.stdout, /"name":"local"/);
+    assert.match(r.stdout, /"object":"chat\.completion".*"content":"Hello from the mock\."/s);
+    const chats = mock.requests.filter((q) => q.path === '/v1/chat/completions');
+    assert.equal(chats.map((q) => q.body.model), ['meta-llama/Llama-3.1-8B-Instruct'], 'the chat reached the provider once, with the provider\'s model id');
+  } finally {
+    cli.child.kill('SIGTERM');
+    await cli.exited();
+    await mock.stop();
   }
 });
 

@@ -38,7 +38,8 @@ function Workspace({ id, me }) {
       <p class="hint">Workspace id <code>${w.id}</code>. Your role: ${w.role ?? 'instance admin'}.</p>
       ${canAdmin && html`<${Rename} ws=${w} reload=${ws.reload} />`}
       <${Keys} workspaceId=${w.id} me=${canAdmin ? me : null} />
-      ${canAdmin && html`<${Members} workspaceId=${w.id} /><${Routing} workspaceId=${w.id} /><${ProviderKeys} workspaceId=${w.id} /><${Recording} workspaceId=${w.id} />`}`;
+      <${Members} workspaceId=${w.id} me=${me} canManage=${canAdmin} />
+      ${canAdmin && html`<${Routing} workspaceId=${w.id} /><${ProviderKeys} workspaceId=${w.id} /><${Recording} workspaceId=${w.id} />`}`;
   }}</${Loaded}>`;
 }
 
