@@ -6,8 +6,6 @@ const DAY = 24 * HOUR;
 /** Each range and the width of its chart's buckets. */
 const ranges = { '24h': { span: DAY, bucket: HOUR }, '7d': { span: 7 * DAY, bucket: 6 * HOUR }, '30d': { span: 30 * DAY, bucket: DAY } } as const;
 type Range = keyof typeof ranges;
-/** The routes chart reads the request spans of at most this many of the range's latest requests. */
-export const routeSample = 5000;
 
 const Query = Type.Object({ range: Type.Optional(Type.Union(Object.keys(ranges).map((r) => Type.Literal(r)), { default: '24h' })) });
 const Top = Type.Array(Type.Object({ id: Type.Union([Type.String(), Type.Null()]), requests: Type.Integer(), cost_micro_usd: Type.Integer() }));
@@ -62,22 +60,24 @@ async function dashboard(store: Store, range: Range, workspaceId?: string, now =
   };
 }
 
-/** Requests per route among the range's latest requests (the route is on the request span only). */
+/** A request span attribute as SQL text, in each dialect (the attributes column is JSON text). */
+const attribute = (dialect: Store['dialect'], name: string): string =>
+  dialect === 'sqlite' ? `json_extract(attributes, '$."${name}"')` : `(attributes::json ->> '${name}')`;
+
+/**
+ * Requests per route over the whole range, counted by the database: the route is kept on the
+ * request span only (spans are kept 30 days by default, as long as the longest range).
+ */
 async function routes(store: Store, from: number, to: number, workspaceId?: string): Promise<Dashboard['top']['routes']> {
+  const route = attribute(store.dialect, 'svc.route');
+  const cost = store.dialect === 'sqlite' ? attribute(store.dialect, 'svc.cost_micro_usd') : `${attribute(store.dialect, 'svc.cost_micro_usd')}::bigint`;
   const rows = await store.execute<Row>(
-    `select attributes from spans where parent_span_id is null and start_us >= ? and start_us < ? order by start_us desc limit ${routeSample}`,
-    [from * 1000, to * 1000],
+    `select ${route} as id, count(*) as requests, sum(${cost}) as cost from spans
+     where parent_span_id is null and start_us >= ? and start_us < ? and ${route} is not null${workspaceId ? ` and ${attribute(store.dialect, 'svc.workspace_id')} = ?` : ''}
+     group by ${route} order by count(*) desc, ${route} limit 5`,
+    workspaceId ? [from * 1000, to * 1000, workspaceId] : [from * 1000, to * 1000],
   );
-  const counts = new Map<string, { requests: number; cost_micro_usd: number }>();
-  for (const r of rows) {
-    const a = JSON.parse(String(r.attributes)) as Record<string, unknown>;
-    if (typeof a['svc.route'] !== 'string' || (workspaceId && a['svc.workspace_id'] !== workspaceId)) continue;
-    const c = counts.get(a['svc.route']) ?? { requests: 0, cost_micro_usd: 0 };
-    c.requests += 1;
-    c.cost_micro_usd += n(a['svc.cost_micro_usd'] as number | null);
-    counts.set(a['svc.route'], c);
-  }
-  return [...counts].map(([id, c]) => ({ id, ...c })).sort((a, b) => b.requests - a.requests).slice(0, 5);
+  return rows.map((r) => ({ id: String(r.id), requests: n(r.requests), cost_micro_usd: n(r.cost) }));
 }
 
 /** GET /dashboard (instance admins) and /workspaces/{id}/dashboard (its admins). */

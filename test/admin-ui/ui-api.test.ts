@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
+import { StoreToken } from '../../kernel/index.js';
 import { TracingFlushToken } from '../../plugins/tracing/index.js';
 import { shape } from '../support/harness.js';
 import { MockUpstream } from '../support/mock-upstream.js';
@@ -67,6 +68,26 @@ test('GET /dashboard: totals, latency percentiles, series buckets, top lists wit
   const denied = await member.call<Err>('GET', `/workspaces/${w.workspaceId}/dashboard`);
   assert.equal([denied.status, denied.body.error.code], [403, 'forbidden']);
   assert.is((await member.call('GET', '/dashboard')).status, 403);
+});
+
+test('GET /dashboard counts routes over the whole range in the database, not only the latest 5,000 requests', async () => {
+  // 5,000 request spans of another workspace, newer than the three real requests: a count over
+  // the latest 5,000 would miss the real route/code request. Inserted straight: the fixture.
+  const store = w.svc.service.get(StoreToken);
+  const now = Date.now();
+  for (let start = 0; start < 5000; start += 500) {
+    const rows = Array.from({ length: 500 }, (_, i) => {
+      const attributes = JSON.stringify({ 'svc.workspace_id': 'ws_elsewhere', 'svc.route': 'bulk', 'svc.cost_micro_usd': 3 });
+      return [`bulk${String(start + i).padStart(6, '0')}`, 'root', null, 'chat.completions', now * 1000 + start + i, 1000, 'ok', attributes];
+    });
+    await store.execute(`insert into spans (trace_id, span_id, parent_span_id, name, start_us, duration_us, status, attributes) values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`, rows.flat());
+  }
+  const all = await w.admin.ok<any>('GET', '/dashboard?range=24h');
+  assert.equal(all.top.routes.map((r: { id: string; requests: number; cost_micro_usd: number }) => [r.id, r.requests, r.cost_micro_usd]), [['bulk', 5000, 15_000], ['code', 1, all.top.routes[1]?.cost_micro_usd]]);
+  assert.ok(all.top.routes[1].cost_micro_usd > 0, 'the route/code request cost something');
+  const ws = await w.admin.ok<any>('GET', `/workspaces/${w.workspaceId}/dashboard?range=24h`);
+  assert.equal(ws.top.routes.map((r: { id: string; requests: number }) => [r.id, r.requests]), [['code', 1]], 'another workspace’s routes are not counted');
+  await store.execute("delete from spans where trace_id like 'bulk%'");
 });
 
 test('GET /requests: route and rule columns; filters by route, rule, status, error code, person, time', async () => {
