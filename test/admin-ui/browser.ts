@@ -23,6 +23,14 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** A new context and page at `width` px (a phone's height below 800 px), and its errors. */
+export async function pageAt(browser: Browser, width: number): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width, height: width > 800 ? 900 : 844 } });
+  context.setDefaultTimeout(20_000);
+  const page = await context.newPage();
+  return { page, errors: watchErrors(page) };
+}
+
 /** Saves a full-page screenshot named `<name>.png`. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });

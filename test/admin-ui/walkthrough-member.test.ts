@@ -1,11 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { TracingFlushToken } from '../../plugins/tracing/index.js';
 import { shape } from '../support/harness.js';
 import { MockUpstream } from '../support/mock-upstream.js';
 import { adminEmail, startWorld, type World } from '../support/provision.js';
-import { assertFits, checkA11y, launchBrowser, navTo, screenshot, watchErrors } from './browser.js';
+import { assertFits, checkA11y, launchBrowser, navTo, pageAt, screenshot } from './browser.js';
 import { signIn } from './walkthrough-support.js';
 
 // Issue 28 "Done when", a member's part of the walk at 1440 px and at 390 px: what they create,
@@ -40,10 +40,7 @@ test.after(async () => {
 
 for (const width of widths) {
   test(`member at ${width} px: members read-only; a key made, refused twice, revoked; a conversation had, renamed, deleted; My usage counts it; password changed`, async () => {
-    const context = await browser.newContext({ viewport: { width, height: width > 800 ? 900 : 844 } });
-    context.setDefaultTimeout(20_000);
-    const page = await context.newPage();
-    const errors = watchErrors(page);
+    const { page, errors } = await pageAt(browser, width);
     const fits = (where: string) => assertFits(page, `member: ${where} at ${width} px`);
     const shot = async (name: string) => {
       await fits(name);
@@ -125,7 +122,7 @@ for (const width of widths) {
     password = `${password} ${width}`;
     await shot('05-account');
     assert.equal(errors, []);
-    await context.close();
+    await page.context().close();
   });
 }
 

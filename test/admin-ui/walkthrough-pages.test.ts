@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import OpenAI from 'openai';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { TracingFlushToken } from '../../plugins/tracing/index.js';
 import { shape } from '../support/harness.js';
 import { repoRoot } from '../kernel/fixtures/cli.js';
 import { MockUpstream } from '../support/mock-upstream.js';
 import { Admin, adminEmail, adminPassword, startWorld, type World } from '../support/provision.js';
-import { assertFits, checkA11y, launchBrowser, navTo, screenshot, watchErrors } from './browser.js';
+import { assertFits, checkA11y, launchBrowser, navTo, pageAt, screenshot } from './browser.js';
 import { menuOf, signIn, visit } from './walkthrough-support.js';
 
 // Issue 28 "Done when": every page as an admin and as a member, at 1440 px and 390 px: it fits
@@ -61,12 +61,7 @@ test.after(async () => {
   await upstream?.stop();
 });
 
-async function open(width: number): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height: width > 800 ? 900 : 844 } });
-  context.setDefaultTimeout(20_000);
-  const page = await context.newPage();
-  return { page, errors: watchErrors(page) };
-}
+const open = (width: number) => pageAt(browser, width);
 
 for (const width of widths) {
   test(`admin at ${width} px: every page fits, is accessible and is saved as a screenshot`, async () => {

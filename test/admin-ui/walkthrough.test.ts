@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { TracingFlushToken } from '../../plugins/tracing/index.js';
 import { createBacking, shape, startService, type Backing, type TestService } from '../support/harness.js';
 import { MockUpstream } from '../support/mock-upstream.js';
-import { assertFits, checkA11y, launchBrowser, navTo, screenshot, watchErrors } from './browser.js';
+import { assertFits, checkA11y, launchBrowser, navTo, pageAt, screenshot } from './browser.js';
 import { adminEmail, adminPassword, createAdminWithCli, menuOf, signIn } from './walkthrough-support.js';
 
 // Issue 28 "Done when", as an admin at 1440 px and again at 390 px: the README's first steps in
@@ -47,10 +47,7 @@ function walk(width: number): void {
     upstream.models = ['mock-model', 'mock-large', 'mock-extra'];
     svc = await startService({ backing, overrides: { plugins: { tracing: { config: { flushIntervalMs: 50 } } } } });
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width, height: width > 800 ? 900 : 844 } });
-    context.setDefaultTimeout(20_000);
-    page = await context.newPage();
-    errors = watchErrors(page);
+    ({ page, errors } = await pageAt(browser, width));
   });
   test.after(async () => {
     await browser?.close();

@@ -4,7 +4,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { createBacking, shape, type Backing } from '../support/harness.js';
+import { createBacking, shape, testRecoveryKeys, type Backing } from '../support/harness.js';
 import { MockUpstream } from '../support/mock-upstream.js';
 import { backingEnv, cleanEnv, cliPath, freePort, repoRoot, startCli, tempDir } from '../kernel/fixtures/cli.js';
 
@@ -70,7 +70,9 @@ test('the README\'s First steps block, run by bash as written (old node first on
   const port = await freePort();
   const dir = tempDir();
   const script = block!.replaceAll('localhost:8080', `127.0.0.1:${port}`).replaceAll('http://10.0.0.5:8000/v1', mock.url).replaceAll('/tmp/pw', join(dir, 'pw'));
-  const cli = startCli(['serve'], cleanEnv({ ...backingEnv(backing), SVC_PORT: String(port) }));
+  // A shared database needs the replicas' recovery keys to store the provider's key (README, Scaling out).
+  const recovery: Record<string, string> = backing.databaseUrl ? { SVC_RECOVERY_KEYS: testRecoveryKeys } : {};
+  const cli = startCli(['serve'], cleanEnv({ ...backingEnv(backing), ...recovery, SVC_PORT: String(port) }));
   try {
     await cli.waitForEvent('api.admin_ui');
     const path = oldNode ? `/usr/bin:/bin:${process.env.PATH}` : process.env.PATH!;

@@ -5,7 +5,8 @@ import htm from 'htm';
 
 const html = htm.bind(h);
 let nextId = 0;
-const lowerFirst = (s) => s.charAt(0).toLowerCase() + s.slice(1);
+/** "Members" → "members"; an acronym such as "API keys" stays as it is. */
+const lowerFirst = (s) => (/^[A-Z]{2}/.test(s) ? s : s.charAt(0).toLowerCase() + s.slice(1));
 
 /** A labelled search field; `onInput(text)` on each keystroke. */
 export function SearchBox({ label, value, onInput }) {
