@@ -1,14 +1,24 @@
 /**
- * The node flags the service runs with: the Dockerfile's CMD and `npm start` pass them, and the
- * benchmark starts svc with them (test/kernel/readme.test.ts checks that all three agree).
+ * The node flags the service runs with. `svc serve` applies them itself (bin/svc.ts replaces the
+ * process with one started with them, same PID), so a process manager, a Kubernetes command or a
+ * plain `node dist/bin/svc.js serve` gets the same heap as `npm start` and the Dockerfile, which
+ * pass them too (test/kernel/readme.test.ts checks that they agree). A flag the operator set
+ * (on the command line or in NODE_OPTIONS) wins over ours; `SVC_NODE_FLAGS=off` applies none.
  *
  * `--max-semi-space-size=32`: V8 sizes the young generation from the host's memory and let it grow
  * to 128 MB under load (64 MB committed even at idle) although a request's garbage dies young.
  * 16 MB semi-spaces cut peak RSS under 64 connections by ~140 MB, but every scavenge costs about
  * the same whatever its size and each one is a pause a request may meet: 32 MB halves their
  * number (one connection: p99 −12 to −36 %, CPU −2 to −6 %) for more peak RSS (+24 MiB in an A/B,
- * 649 against 537–596 MiB in whole bench runs; bench/RESULTS.md 12:49, docs/decisions.md). No
- * old-space limit is set: a hard limit would turn a burst of large bodies into an out-of-memory
- * crash instead of a 413.
+ * 649 against 537–596 MiB in whole bench runs; bench/RESULTS.md 12:49, docs/decisions.md). The
+ * independent harness, which starts `node dist/bin/svc.js serve`, measured the one-connection p99
+ * 9.55 ms without it and 5.56 ms with it (2026-11-26). No old-space limit is set: a hard limit
+ * would turn a burst of large bodies into an out-of-memory crash instead of a 413.
  */
 export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=32'];
+
+/** The service flags whose option is set neither in `execArgv` nor in NODE_OPTIONS. */
+export function missingNodeFlags(execArgv: readonly string[], nodeOptions = ''): string[] {
+  const given = [...execArgv, ...nodeOptions.split(/\s+/)].map((a) => a.split('=')[0]!.replace(/_/g, '-'));
+  return serviceNodeFlags.filter((f) => !given.includes(f.split('=')[0]!));
+}
