@@ -177,6 +177,7 @@ async function main(): Promise<void> {
 
 if (process.argv.includes('--profile')) await import('./profile.js');
 else if (process.argv.includes('--allocations')) await import('./allocations.js');
+else if (process.argv.includes('--modules')) await import('./modules.js');
 else {
   main().catch((err: unknown) => {
     process.stderr.write(`bench: ${(err as Error).stack ?? String(err)}\n`);
