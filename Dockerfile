@@ -49,4 +49,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
 # The service drains on SIGTERM: in-flight requests finish, new ones get 503, then it exits 0.
 STOPSIGNAL SIGTERM
 # Node flags: kernel/lifecycle/node-flags.ts says why (the same list as `npm start` and the bench).
-CMD ["node", "--max-semi-space-size=32", "dist/bin/svc.js", "serve"]
+CMD ["node", "--max-semi-space-size=32", "--min-semi-space-size=32", "dist/bin/svc.js", "serve"]

@@ -17,6 +17,12 @@ export interface RunData {
   peakRssMb: Partial<Record<TargetName, number>>;
   /** VmRSS of each gateway process after start-up and the smoke test, before any load (MiB); older runs lack it. */
   idleRssMb?: Partial<Record<TargetName, number>>;
+  /** VmRSS of each svc right after start-up, before routes and models were provisioned (MiB). */
+  bootRssMb?: Partial<Record<TargetName, number>>;
+  /** Bytes allocated (garbage included) and promoted per request at one connection (alloc.ts). */
+  allocations?: Partial<Record<TargetName, { allocatedBytes: number; promotedBytes: number; scenario: string }>>;
+  /** The highest rate sustained with p99 under 1 s against a 20 ms upstream (sustain.ts). */
+  sustained?: Partial<Record<TargetName, { rate: number; p99Ms: number }>>;
   /** Memory around the hostile burst, on freshly started gateways (burst.ts); older runs lack it. */
   burst?: Partial<Record<TargetName, BurstFigures>>;
 }

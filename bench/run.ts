@@ -6,7 +6,9 @@ import type { RunData } from './data.js';
 import { startPortkey } from './portkey.js';
 import { peakRssMb, rssMb } from './proc.js';
 import { burstBodies, burstMb, hostileBurst } from './burst.js';
+import { sampleAllocations } from './alloc.js';
 import { markdown } from './report.js';
+import { sustainedRate } from './sustain.js';
 import { measure, scenarios, upstreamIds, type Figures } from './scenarios.js';
 import { directTarget, smokeTest, startBare, startMockProcess, startSvcTarget, type Target, type TargetName } from './targets.js';
 
@@ -16,7 +18,9 @@ import { directTarget, smokeTest, startBare, startMockProcess, startSvcTarget, t
  * repeated), then writes bench/results/<time>.md and .json and prints the markdown.
  *
  * Settings (environment): BENCH_SECONDS (4) per measurement, BENCH_REPS (3), BENCH_WARMUP_SECONDS
- * (1), BENCH_TARGETS and BENCH_SCENARIOS (comma lists, default all); BENCH_COMPARE_ROOT adds
+ * (1), BENCH_TARGETS and BENCH_SCENARIOS (comma lists, default all), BENCH_ALLOC_SECONDS (3; 0 skips
+ * the allocation figures), BENCH_SUSTAIN=0 (skips the sustained-rate search; BENCH_SUSTAIN_SECONDS
+ * per step, 3), BENCH_BURST_SECONDS (30; 0 skips the hostile burst); BENCH_COMPARE_ROOT adds
  * target `svc-compare`: svc run from another built checkout (BENCH_COMPARE_SHAPE, default
  * embedded), measured in the same interleaved run for an A/B comparison. With `--profile` it runs
  * profile.ts instead (a CPU profile of svc under load).
@@ -25,6 +29,7 @@ const envNumber = (name: string, fallback: number): number => (Number.isFinite(N
 const list = (name: string): string[] | undefined => process.env[name]?.split(',').map((s) => s.trim()).filter(Boolean);
 
 const burstSeconds = envNumber('BENCH_BURST_SECONDS', 30);
+const allocSeconds = envNumber('BENCH_ALLOC_SECONDS', 3);
 const settings = { seconds: envNumber('BENCH_SECONDS', 4), reps: envNumber('BENCH_REPS', 3), warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 1) };
 const wantedTargets = list('BENCH_TARGETS');
 const wanted = (t: TargetName): boolean => !wantedTargets || wantedTargets.includes(t);
@@ -85,6 +90,36 @@ async function burstOnFreshTargets(mockPort: number, logDir: string): Promise<No
   return out;
 }
 
+/**
+ * Bytes each gateway allocates and promotes per request at one connection, sampled by the probe
+ * every process target was started with (alloc.ts): after the timed scenarios, so the sampling
+ * profiler never slows a timed figure.
+ */
+async function allocationsOf(targets: Target[], mockPid: number): Promise<NonNullable<RunData['allocations']>> {
+  const scenario = scenarios.find((s) => s.id === 'latency-1c')!;
+  log(`\n## Allocations per request (${scenario.id}, ${allocSeconds} s each, V8's sampling heap profiler)`);
+  const out: NonNullable<RunData['allocations']> = {};
+  for (const t of targets.filter((x) => x.allocFile)) {
+    await measure(scenario, t, 1, mockPid);
+    const allocated = await sampleAllocations(t, scenario, allocSeconds, mockPid, 'allocated');
+    const promoted = await sampleAllocations(t, scenario, allocSeconds, mockPid, 'promoted');
+    out[t.name] = { allocatedBytes: allocated.bytesPerRequest, promotedBytes: promoted.bytesPerRequest, scenario: scenario.id };
+    log(`  ${t.name.padEnd(13)} allocated ${(allocated.bytesPerRequest / 1024).toFixed(1)} KB, promoted ${(promoted.bytesPerRequest / 1024).toFixed(2)} KB per request`);
+  }
+  return out;
+}
+
+/** The public board's sustained rate (sustain.ts) of every target, one after another. */
+async function sustainedOf(targets: Target[]): Promise<NonNullable<RunData['sustained']>> {
+  log('\n## Highest rate sustained with p99 under 1 s, 20 ms upstream (open loop)');
+  const out: NonNullable<RunData['sustained']> = {};
+  for (const t of targets) {
+    const r = await sustainedRate(t, log);
+    out[t.name] = { rate: r.rate, p99Ms: r.p99Ms };
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const started = new Date();
   const stamp = started.toISOString().replace(/[:.]/g, '-');
@@ -109,6 +144,7 @@ async function main(): Promise<void> {
     };
     // Idle: started, provisioned and smoke-tested, before any load.
     for (const t of targets) if (t.pid) data.idleRssMb![t.name] = rssMb(t.pid);
+    data.bootRssMb = Object.fromEntries(targets.filter((t) => t.bootRssMb !== undefined).map((t) => [t.name, t.bootRssMb!]));
     for (const t of targets) if (t.noStream) skipped.push(`${t.name}, streamed scenarios: ${t.noStream}`);
     for (const s of chosenScenarios) {
       log(`\n## ${s.title}`);
@@ -125,6 +161,8 @@ async function main(): Promise<void> {
       }
     }
     for (const t of targets) if (t.pid) data.peakRssMb[t.name] = peakRssMb(t.pid);
+    if (allocSeconds > 0) data.allocations = await allocationsOf(targets, mock.child.pid);
+    if (process.env.BENCH_SUSTAIN !== '0') data.sustained = await sustainedOf(targets);
     if (burstSeconds > 0) data.burst = await burstOnFreshTargets(mock.port, logDir);
     const { text, checks } = markdown(data);
     writeFileSync(join(resultsDir, `${stamp}.md`), text);
@@ -139,6 +177,7 @@ async function main(): Promise<void> {
 
 if (process.argv.includes('--profile')) await import('./profile.js');
 else if (process.argv.includes('--allocations')) await import('./allocations.js');
+else if (process.argv.includes('--modules')) await import('./modules.js');
 else {
   main().catch((err: unknown) => {
     process.stderr.write(`bench: ${(err as Error).stack ?? String(err)}\n`);

@@ -34,8 +34,11 @@ export const scenarios: Scenario[] = [
 /** The mock model every route of the `auto` scenario (and the workspace default) sends to. */
 export const autoUpstreamId = 'bench-d0';
 
+/** The upstream of the sustained-rate search (sustain.ts): 20 ms, as on the public board. */
+export const sustainUpstreamId = 'bench-d20';
+
 /** Every upstream model id the scenarios use (svc gets one model per id). */
-export const upstreamIds = [...new Set(scenarios.map((s) => s.upstreamId))];
+export const upstreamIds = [...new Set([...scenarios.map((s) => s.upstreamId), sustainUpstreamId])];
 
 const asks = ['Write a SQL query that lists', 'Summarize in two sentences', 'Translate into German', 'Explain to a new colleague', 'Fix the bug in this function that returns', 'Draft a short email about'];
 const topics = ['the orders placed by each customer last month', 'why the nightly build failed', 'our refund policy for damaged goods', 'the difference between a mutex and a semaphore', 'the quarterly sales figures per region', 'the trip to the Lisbon office'];
@@ -118,6 +121,7 @@ export async function measure(scenario: Scenario, target: Target, seconds: numbe
     ok = r.ok;
     Object.assign(f, { rps: r.ok / r.seconds, p50_ms: quantile(r.latencies, 0.5), p99_ms: quantile(r.latencies, 0.99), failed: r.failed });
   }
+  f.requests = ok;
   if (gateway) {
     f.cpu_us_per_req = ok ? (cpuMicros(gateway) - cpu0) / ok : NaN;
     f.rss_mb = stopRss();

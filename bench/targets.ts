@@ -1,8 +1,10 @@
 import { createScaleOutBacking, type ScaleOutBacking } from './backing.js';
 import { readyLine, readyPort, startNode, waitReady, type Child } from './child.js';
+import { allocProbe } from './alloc.js';
 import { eldProbe } from './eld.js';
 import { provision, providerName } from './provision.js';
 import { requestBody, upstreamIds } from './scenarios.js';
+import { rssMb } from './proc.js';
 import { benchRateLimit, startSvc } from './svc.js';
 
 /** What the benchmark talks to: the upstream itself, the bare proxy, svc in each shape. */
@@ -17,6 +19,8 @@ export interface Target {
   pid: number | undefined;
   /** Where its event-loop probe (eld-probe.ts) answers; undefined for direct. */
   eldFile?: string;
+  /** Where its allocation probe (alloc-probe.ts) writes heap profiles; undefined for direct. */
+  allocFile?: string;
   /** svc with routes: the `auto` scenario sends model `auto` to it. */
   auto?: boolean;
   /** Set when the target cannot stream through the mock: why (its streamed scenarios are skipped). */
@@ -27,6 +31,8 @@ export interface Target {
   model(upstreamId: string): string;
   /** What governance was on, in words (svc only). */
   governance?: string[];
+  /** VmRSS right after start-up, before anything (routes included) was provisioned (svc only). */
+  bootRssMb?: number;
   /** Where svc keeps its rows (svc only): the embedded SQLite file, or the scale-out database. */
   store?: { sqliteFile?: string; databaseUrl?: string };
   stop(): Promise<void>;
@@ -46,10 +52,11 @@ export function directTarget(mockPort: number): Target {
 export async function startBare(mockPort: number, logDir: string): Promise<Target> {
   const apiKey = 'sk-bench-bare';
   const probe = eldProbe(logDir, 'bare');
-  const child = startNode([...probe.flags, 'dist/bench/bare-proxy.js', '0', `http://127.0.0.1:${mockPort}/v1`], { ...process.env, ...probe.env, BARE_KEY: apiKey }, `${logDir}/bare-proxy.log`);
+  const alloc = allocProbe(logDir, 'bare');
+  const child = startNode([...probe.flags, ...alloc.flags, 'dist/bench/bare-proxy.js', '0', `http://127.0.0.1:${mockPort}/v1`], { ...process.env, ...probe.env, ...alloc.env, BARE_KEY: apiKey }, `${logDir}/bare-proxy.log`);
   await waitReady(child, 'bare proxy', readyLine(child), 10_000);
   const port = readyPort(child)!;
-  return { name: 'bare', url: `http://127.0.0.1:${port}`, apiKey, pid: child.pid, eldFile: probe.env.BENCH_ELD_FILE, model: (id) => id, stop: () => child.stop() };
+  return { name: 'bare', url: `http://127.0.0.1:${port}`, apiKey, pid: child.pid, eldFile: probe.env.BENCH_ELD_FILE, allocFile: alloc.env.BENCH_ALLOC_FILE, model: (id) => id, stop: () => child.stop() };
 }
 
 /** A plain description of the governance a running svc has on. */
@@ -87,7 +94,10 @@ export async function startSvcTarget(o: SvcTargetOptions): Promise<Target> {
   if (o.shape === 'scale-out') backing = await createScaleOutBacking();
   try {
     const probe = eldProbe(o.logDir, name);
-    const svc = await startSvc({ backing, logDir: o.logDir, name, nodeFlags: [...probe.flags, ...(o.nodeFlags ?? [])], env: probe.env, root: o.root, config: o.config });
+    const alloc = allocProbe(o.logDir, name);
+    const svc = await startSvc({ backing, logDir: o.logDir, name, nodeFlags: [...probe.flags, ...alloc.flags, ...(o.nodeFlags ?? [])], env: { ...probe.env, ...alloc.env }, root: o.root, config: o.config });
+    // Booted and migrated, nothing provisioned: the figure of an instance without routes.
+    const bootRssMb = rssMb(svc.child.pid!);
     try {
       const p = await provision(svc.url, `http://127.0.0.1:${o.mockPort}/v1`, o.upstreamIds, o.modelFields);
       return {
@@ -96,6 +106,8 @@ export async function startSvcTarget(o: SvcTargetOptions): Promise<Target> {
         apiKey: p.apiKey,
         pid: svc.child.pid,
         eldFile: probe.env.BENCH_ELD_FILE,
+        allocFile: alloc.env.BENCH_ALLOC_FILE,
+        bootRssMb,
         model: (id) => `${providerName}:${id}`,
         auto: p.routes.count > 0,
         store: backing ? { databaseUrl: backing.databaseUrl } : { sqliteFile: `${svc.dataDir}/svc.sqlite` },

@@ -14,10 +14,23 @@ if (major < 22 || (major === 22 && minor < 19)) {
   process.exit(1);
 }
 
+/**
+ * Starts over as the same process (same PID, `execve`) with the service's node flags when they are
+ * missing (kernel/lifecycle/node-flags.ts says why they matter). Runs before anything is loaded.
+ */
+async function applyServiceNodeFlags(): Promise<void> {
+  if (process.env.SVC_NODE_FLAGS === 'off' || typeof process.execve !== 'function') return;
+  const { missingNodeFlags } = await import('../kernel/lifecycle/node-flags.js');
+  const missing = missingNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
+  if (missing.length === 0) return;
+  process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], process.env);
+}
+
 async function serve(): Promise<void> {
+  await applyServiceNodeFlags();
   // Loaded only to serve: `svc --help` and `svc --version` never load the service.
   const { Service } = await import('../kernel/lifecycle/service.js');
-  const service = new Service();
+  const service = new Service({ releaseBootMemory: true });
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

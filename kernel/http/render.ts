@@ -7,7 +7,7 @@ export const requestIdHeader = 'x-svc-request-id';
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const payload = JSON.stringify(body);
   res.statusCode = status;
-  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  for (const k in headers) res.setHeader(k, headers[k]!);
   res.setHeader('content-type', 'application/json');
   res.setHeader('content-length', Buffer.byteLength(payload));
   res.end(payload);

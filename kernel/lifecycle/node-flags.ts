@@ -1,14 +1,49 @@
+import { availableParallelism } from 'node:os';
+
 /**
- * The node flags the service runs with: the Dockerfile's CMD and `npm start` pass them, and the
- * benchmark starts svc with them (test/kernel/readme.test.ts checks that all three agree).
+ * The node flags the service runs with. `svc serve` applies them itself (bin/svc.ts replaces the
+ * process with one started with them, same PID), so a process manager, a Kubernetes command or a
+ * plain `node dist/bin/svc.js serve` gets the same heap as `npm start` and the Dockerfile, which
+ * pass them too (test/kernel/readme.test.ts checks that they agree). A flag the operator set
+ * (on the command line or in NODE_OPTIONS) wins over ours; `SVC_NODE_FLAGS=off` applies none.
  *
  * `--max-semi-space-size=32`: V8 sizes the young generation from the host's memory and let it grow
  * to 128 MB under load (64 MB committed even at idle) although a request's garbage dies young.
  * 16 MB semi-spaces cut peak RSS under 64 connections by ~140 MB, but every scavenge costs about
  * the same whatever its size and each one is a pause a request may meet: 32 MB halves their
  * number (one connection: p99 −12 to −36 %, CPU −2 to −6 %) for more peak RSS (+24 MiB in an A/B,
- * 649 against 537–596 MiB in whole bench runs; bench/RESULTS.md 12:49, docs/decisions.md). No
- * old-space limit is set: a hard limit would turn a burst of large bodies into an out-of-memory
- * crash instead of a 413.
+ * 649 against 537–596 MiB in whole bench runs; bench/RESULTS.md 12:49, docs/decisions.md). The
+ * independent harness, which starts `node dist/bin/svc.js serve`, measured the one-connection p99
+ * 9.55 ms without it and 5.56 ms with it (2026-11-26). No old-space limit is set: a hard limit
+ * would turn a burst of large bodies into an out-of-memory crash instead of a 413.
+ *
+ * `--min-semi-space-size=32`: the young generation keeps that size from the start. Start-up grows
+ * it to the largest size anyway (it keeps most of what it allocates); boot-heap.ts then gives its
+ * pages back once the service listens (idle RSS −40 MB), and the floor keeps the one collection
+ * that does so from also shrinking it to 1 MB, which an A/B measured at +30 % CPU per request
+ * under load (V8 grows it back only when much survives; bench/README.md "Idle memory").
  */
-export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=32'];
+export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=32', '--min-semi-space-size=32'];
+
+/**
+ * Flags for this host, added by `svc serve` itself. `--single-threaded-gc` on two cores or fewer:
+ * V8's parallel scavenge and marking threads then compete with the request thread and the SQLite
+ * writer for the same cores. On the 2-core bench machine it measured −7 to −11 % CPU per request
+ * and −10 % one-connection p99 (bench/README.md "Tail at one connection"); on larger hosts the
+ * parallel collector is the better default, so it is not set there.
+ */
+export function hostNodeFlags(cores = availableParallelism()): string[] {
+  return cores <= 2 ? ['--single-threaded-gc'] : [];
+}
+
+/** A flag's option with `max-`/`min-` dropped: the two bounds of one size are set together or not at all. */
+const family = (arg: string): string => arg.split('=')[0]!.replace(/_/g, '-').replace(/^--(no-)?(max-|min-)?/, '');
+
+/**
+ * The service flags whose option is set neither in `execArgv` nor in NODE_OPTIONS; an operator who
+ * set either bound of the young generation keeps their choice for both.
+ */
+export function missingNodeFlags(execArgv: readonly string[], nodeOptions = '', cores = availableParallelism()): string[] {
+  const given = new Set([...execArgv, ...nodeOptions.split(/\s+/)].filter(Boolean).map(family));
+  return [...serviceNodeFlags, ...hostNodeFlags(cores)].filter((f) => !given.has(family(f)));
+}

@@ -1,3 +1,4 @@
+import { releaseBootMemory } from './boot-heap.js';
 import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import type { EntitySchema } from '@mikro-orm/core';
@@ -26,6 +27,11 @@ export interface ServiceOptions {
   /** Config merged over file and environment (tests: port 0, data dir, plugin switches). */
   overrides?: Record<string, unknown>;
   logSink?: LogSink;
+  /**
+   * Before listening, give back the memory start-up left committed (boot-heap.ts). `svc serve`
+   * sets it: a process that runs one service; tests that start many in one process do not.
+   */
+  releaseBootMemory?: boolean;
 }
 
 /** The command whose words begin the command line; the longest name wins. */
@@ -59,7 +65,7 @@ export class Service {
   private starting?: Promise<number>;
   port = 0;
 
-  constructor(options: ServiceOptions = {}) {
+  constructor(private readonly options: ServiceOptions = {}) {
     this.loaded = loadConfig(options.env ?? process.env, options.overrides);
     this.config = this.loaded.config;
     this.log = createLogger(this.config.log.level, options.logSink);
@@ -83,6 +89,7 @@ export class Service {
 
   private async doStart(): Promise<number> {
     const names = await this.boot();
+    if (this.options.releaseBootMemory) releaseBootMemory();
     this.port = await this.http.listen(this.config.server.port, this.config.server.host);
     this.log.info('api.started', { host: this.config.server.host, port: this.port, shape: this.shape, plugins: names, version });
     if (names.includes('admin-ui')) this.log.info('api.admin_ui', { url: uiUrl(this.config.server.host, this.port) });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { createRequire } from 'node:module';
 
 /**
  * Token counts that cost linear time and a bounded amount of work per request (issue 25).
@@ -23,6 +23,19 @@ const runs = new RegExp(`\\p{L}{${longRun + 1},}|[^\\s\\p{L}\\p{N}]{${longRun + 
 
 /** Specials such as `<|endoftext|>` are plain text in a prompt; never let them throw or count as one. */
 const asText = { disallowedSpecial: new Set<string>() };
+
+type CountTokens = (text: string, options: typeof asText) => number;
+let tables: CountTokens | undefined;
+
+/**
+ * cl100k's count. Its tables (~30 MB of RSS, ~0.3 s to build) load with the first count, not at
+ * start: an instance that has served no chat request does not hold them (bench/README.md "Idle
+ * memory"). Loaded synchronously (the package's CommonJS build), so every count is a real count.
+ */
+function cl100k(text: string, options: typeof asText): number {
+  tables ??= (createRequire(import.meta.url)('gpt-tokenizer/encoding/cl100k_base') as { countTokens: CountTokens }).countTokens;
+  return tables(text, options);
+}
 
 /** What is known of one text's tokens. */
 export interface TextCount {

@@ -36,6 +36,9 @@ const stateOf = (ctx: PluginContext<RoutingConfig>): Running => running.get(ctx.
  * API, served from a per-replica snapshot; the select phase for `route/<name>` and `auto`
  * (pinned, signal, classifier, default; sticky through conversations); the classifier's health.
  */
+/** True when some workspace has a route (enabled or not: it may be enabled any moment). */
+const anyRoute = (snap: Snapshot): boolean => [...snap.routes.values()].some((routes) => routes.length > 0);
+
 export default definePlugin({
   name: 'routing',
   dependsOn: ['admin-api', 'identity', 'catalog'],
@@ -72,11 +75,14 @@ export default definePlugin({
   async start(ctx) {
     const r = stateOf(ctx);
     await r.sync.start();
-    // The built-in table loads in a fraction of a second, so boot waits for it and `auto` can decide
-    // from the first request. An ONNX encoder loads in its worker in the background (health says
+    // The built-in table loads in a fraction of a second: boot waits for it when a route exists, and
+    // otherwise it loads on the first `auto` request that asks (an instance without routes never
+    // holds it). An ONNX encoder loads in its worker in the background from start (health says
     // unavailable until it is ready).
-    const loading = r.classifier.load(ctx.config.classifier);
-    if (!ctx.config.classifier.onnxDir) await loading;
+    const cfg = ctx.config.classifier;
+    if (cfg.onnxDir) void r.classifier.load(cfg);
+    else if (anyRoute(r.sync.current)) await r.classifier.load(cfg);
+    else r.classifier.defer(cfg);
   },
   async stop(ctx) {
     const r = stateOf(ctx);

@@ -25,10 +25,10 @@ export interface ChildReplica {
 let seq = 0;
 
 /** Starts a replica whose config is `overrides` over the backing's stores; resolves once it listens. */
-export async function startReplica(backing: Backing, overrides: Record<string, unknown>, timeoutMs = 30_000): Promise<ChildReplica> {
+export async function startReplica(backing: Backing, overrides: Record<string, unknown>, timeoutMs = 30_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<ChildReplica> {
   const config = join(backing.dataDir, `replica-${process.pid}-${++seq}.json`);
   writeFileSync(config, JSON.stringify({ ...overrides, server: { host: '127.0.0.1', port: 0, shutdownGraceMs: 2000 }, dataDir: backing.dataDir }));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, SVC_CONFIG: config, SVC_LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, SVC_CONFIG: config, SVC_LOG_LEVEL: 'info', ...extraEnv };
   if (backing.databaseUrl) Object.assign(env, { SVC_DATABASE_URL: backing.databaseUrl, SVC_RECOVERY_KEYS: testRecoveryKeys });
   if (backing.redisUrl) Object.assign(env, { SVC_REDIS_URL: backing.redisUrl, SVC_REDIS_PREFIX: backing.redisPrefix });
   const proc: ChildProcess = spawn(process.execPath, ['--enable-source-maps', 'dist/bin/svc.js', 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
