@@ -5,5 +5,5 @@
  */
 import type { LogitModel } from './calibration.js';
 
-export const MODEL: LogitModel = { centroid: 5.121, relative: 0.44, nearest: 2.384, nearestRelative: 1.246, lexical: 3.606, lexicalRelative: 3.909, lexicalNearest: 3.153, lexicalNearestRelative: 4.024, none: 2.987 };
-export const RECOMMENDED_THRESHOLD = 0.525;
+export const MODEL: LogitModel = { centroid: 5.744, relative: 1.116, nearest: 2.877, nearestRelative: 0.922, lexical: 3.803, lexicalRelative: 3.866, lexicalNearest: 3.771, lexicalNearestRelative: 4.254, none: 3.835 };
+export const RECOMMENDED_THRESHOLD = 0.5;
