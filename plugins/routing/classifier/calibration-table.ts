@@ -5,5 +5,5 @@
  */
 import type { LogitModel } from './calibration.js';
 
-export const MODEL: LogitModel = { centroid: 5.744, relative: 1.116, nearest: 2.877, nearestRelative: 0.922, lexical: 3.803, lexicalRelative: 3.866, lexicalNearest: 3.771, lexicalNearestRelative: 4.254, none: 3.835 };
+export const MODEL: LogitModel = { centroid: 6.22, relative: 1.761, nearest: 2.988, nearestRelative: 0.887, lexical: 3.44, lexicalRelative: 3.664, lexicalNearest: 3.306, lexicalNearestRelative: 4.008, none: 3.798 };
 export const RECOMMENDED_THRESHOLD = 0.5;
