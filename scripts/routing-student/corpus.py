@@ -4,11 +4,14 @@ pairs (input text, English text) from what Debian ships, into OUT/targets.txt (u
 texts, one per line) and OUT/pairs.tsv (lang, target line number, input text).
 
 Sources (all offline; see SOURCES.md): Debian's translated package descriptions (apt lists fetched
-with Acquire::Languages), gettext catalogues under /usr/share/locale, FreeDict bilingual
-dictionaries and WordNet (unpacked from `apt-get download`ed .deb files into DEBS_ROOT).
+with Acquire::Languages), gettext catalogues under /usr/share/locale, and WordNet (unpacked from an
+`apt-get download`ed .deb into DEBS_ROOT) and Unicode CLDR (same). svc is MIT, so only texts under permissive licences are
+used (licences.py): package descriptions and catalogues of installed packages whose copyright file
+names permissive licences alone. No dictionaries: the FreeDict ones are GPL.
 Deterministic: the same inputs give the same files (seeded sampling, sorted iteration).
 """
-import glob, gzip, os, random, re, struct, subprocess, sys, unicodedata
+import glob, os, random, re, struct, subprocess, sys, unicodedata
+from licences import mo_package, package_licence
 from collections import Counter
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else '/tmp/rcorp/out'
@@ -47,6 +50,8 @@ def translations(code):
         text = subprocess.run(['lz4', '-dc', f], capture_output=True, check=True).stdout.decode('utf8', 'replace')
         for block in text.split('\n\n'):
             m = re.search(r'^Description-md5: (\w+)\n', block, re.M)
+            pkg = re.search(r'^Package: (\S+)', block, re.M)
+            if not pkg or not package_licence(pkg.group(1))[0]: continue
             d = re.search(r'^Description-(?!md5)[\w_]+: (.*)\n((?: .*\n?)*)', block, re.M)
             if not m or not d: continue
             paras = [clean(' '.join(l.strip() for l in p.split('\n'))) for p in re.split(r'\n \.\n', d.group(2))]
@@ -71,6 +76,8 @@ for k in en_keys[:6000]:
     add('en', s, s)
     if p: add('en', first_sentences(p[0]), first_sentences(p[0]))
 
+sections = [('package descriptions', len(pairs))]
+
 # 2. gettext catalogues: msgid (English) ↔ msgstr, interface strings of installed packages.
 def mo_pairs(path):
     data = open(path, 'rb').read()
@@ -91,20 +98,21 @@ def ui(s):
     s = re.sub(r'%[-+ #0-9.]*[a-zA-Z]|\{[^}]*\}|\$\{[^}]*\}|<[^>]+>|[&_](?=\w)', ' ', s)
     return clean(s)
 
+mo_owner = mo_package()
 mo_codes = {'de': ['de'], 'fr': ['fr'], 'es': ['es'], 'it': ['it'], 'pt': ['pt_BR', 'pt'], 'ja': ['ja'], 'zh': ['zh_CN'], 'ko': ['ko'], 'ru': ['ru'], 'nl': ['nl'], 'pl': ['pl']}
 PER_LANG_MO = 4000
 for lang in LANGS:
     found = []
     for code in mo_codes[lang]:
         for f in sorted(glob.glob(f'/usr/share/locale/{code}/LC_MESSAGES/*.mo')):
+            if f not in mo_owner or not package_licence(mo_owner[f])[0]: continue
             for mid, mstr in mo_pairs(f):
                 a, b = ui(mid), ui(mstr)
                 if re.search(r'[A-Za-z]{3}', a) and 1 <= len(a.split()) <= 25 and a != b: found.append((b, a))
     found = sorted(set(found)); rng.shuffle(found)
     for b, a in found[:PER_LANG_MO]: add(lang, b, a)
 
-# English word frequencies from WordNet's glosses and examples (general-domain English): the
-# dictionary entries kept are those of common English words, not of the package texts' jargon.
+# WordNet's glosses and examples (general-domain English).
 wn = []
 for f in sorted(glob.glob(f'{DEBS_ROOT}/usr/share/wordnet/data.*')):
     for line in open(f, encoding='utf8', errors='replace'):
@@ -114,61 +122,57 @@ for f in sorted(glob.glob(f'{DEBS_ROOT}/usr/share/wordnet/data.*')):
         d = g.split(';')[0].strip()
         if len(d) > 10: wn.append(d)
 wn = sorted(set(wn)); rng.shuffle(wn)
-en_freq = Counter(w.lower() for t in wn for w in re.findall(r'[A-Za-z]+', t))
-gloss_freq = lambda g: min((en_freq[w.lower()] for w in re.findall(r'[A-Za-z]+', g)), default=0)
 
-# 3. FreeDict: headword → first English sense, for the words most frequent in that language's text above.
-def dictd(name):
-    idx = f'{DEBS_ROOT}/usr/share/dictd/freedict-{name}.index'
-    if not os.path.exists(idx): return []
-    body = gzip.open(f'{DEBS_ROOT}/usr/share/dictd/freedict-{name}.dict.dz').read().decode('utf8', 'replace')
-    b64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
-    num = lambda s: sum(b64.index(c) * 64 ** i for i, c in enumerate(reversed(s)))
-    out = []
-    for line in open(idx, encoding='utf8', errors='replace'):
-        parts = line.rstrip('\n').split('\t')
-        if len(parts) != 3 or parts[0].startswith('00database'): continue
-        out.append((parts[0], body[num(parts[1]): num(parts[1]) + num(parts[2])]))
+sections.append(('gettext catalogues', len(pairs)))
+
+# 3. Unicode CLDR (Debian `unicode-cldr-core`, Unicode licence): everyday words in every language,
+# aligned by key. Emoji names and keywords (an emoji's keywords in a language with the English
+# name: "Abflug", "Flugzeug" with "airplane departure"), and country, language and date words
+# ("morgen", "la semana próxima").
+CLDR = os.environ.get('CLDR', f'{DEBS_ROOT}/usr/share/unicode/cldr/common')
+cldr_codes = {'de': 'de', 'fr': 'fr', 'es': 'es', 'it': 'it', 'pt': 'pt', 'ja': 'ja', 'zh': 'zh', 'ko': 'ko', 'ru': 'ru', 'nl': 'nl', 'pl': 'pl'}
+unescape = lambda t: t.replace('&amp;', '&').replace('&lt;', '<').replace('&gt;', '>').replace('&quot;', '"').replace('&apos;', "'")
+
+def annotations(code):
+    path = f'{CLDR}/annotations/{code}.xml'
+    if not os.path.exists(path): return {}
+    out = {}
+    for cp, tts, body in re.findall(r'<annotation cp="([^"]+)"( type="tts")?>([^<]*)</annotation>', open(path, encoding='utf8').read()):
+        out.setdefault(cp, {})['tts' if tts else 'keys'] = [unescape(k.strip()) for k in body.split('|') if k.strip()]
     return out
 
-def gloss(entry):
-    for line in entry.split('\n')[1:]:
-        l = line.strip()
-        if not l or re.match(r'^(Note|see|Synonym|Antonym|Plural|Example)', l, re.I): continue
-        l = re.sub(r'/[^/]*/|\([^)]*\)|\{[^}]*\}|\[[^\]]*\]|<[^>]*>|^\d+\.\s*', ' ', l)
-        l = clean(l).strip(' ,;')
-        if re.search(r'[A-Za-z]{2}', l) and not re.search(r'[\u3040-\u30ff\u4e00-\u9fff]', l):
-            return ', '.join(x.strip() for x in l.split(',')[:2] if x.strip())
-    return None
+def main_names(code):
+    path = f'{CLDR}/main/{code}.xml'
+    if not os.path.exists(path): return {}
+    xml = open(path, encoding='utf8').read()
+    out = {}
+    for kind in ('territory', 'language'):
+        for t, name in re.findall(rf'<{kind} type="([^"]+)">([^<]+)</{kind}>', xml): out[(kind, t)] = unescape(name)
+    for ftype, body in re.findall(r'<field type="(\w+)">(.*?)</field>', xml, re.S):
+        name = re.search(r'<displayName>([^<]+)</displayName>', body)
+        if name: out[('field', ftype)] = unescape(name.group(1))
+        for rel, word in re.findall(r'<relative type="(-?\d)">([^<]+)</relative>', body): out[('relative', ftype, rel)] = unescape(word)
+    return out
 
-lang_text = {l: Counter() for l in LANGS}
-for lang, _, src in pairs:
-    if lang in lang_text: lang_text[lang].update(w.lower() for w in re.findall(r'\w+', src))
-PER_LANG_DICT = 10000
-# Japanese is written without spaces: a headword's frequency is that of the same character run in the text.
-ja_grams = Counter(src[i:i + n] for lang, _, src in pairs if lang == 'ja' for n in (1, 2, 3, 4) for i in range(len(src) - n + 1))
-for lang, name in [('de', 'deu-eng'), ('fr', 'fra-eng'), ('es', 'spa-eng'), ('it', 'ita-eng'), ('pt', 'por-eng'), ('nl', 'nld-eng'), ('pl', 'pol-eng'), ('ja', 'jpn-eng')]:
-    scored = []
-    for head, entry in dictd(name):
-        g = gloss(entry)
-        word = head.split(',')[0].strip()
-        if not g or not word or len(word.split()) > 2: continue
-        freq = lang_text[lang][word.lower()] if lang != 'ja' else ja_grams[word]
-        scored.append((-(gloss_freq(g) + freq), word, g))
-    scored.sort()
-    for _, word, g in scored[:PER_LANG_DICT]: add(lang, word, g)
-for lang, name in [('de', 'eng-deu'), ('fr', 'eng-fra'), ('es', 'eng-spa'), ('it', 'eng-ita'), ('pt', 'eng-por'), ('ru', 'eng-rus'), ('ja', 'eng-jpn')]:
-    items = sorted(dictd(name), key=lambda e: (-en_freq[e[0].lower()], e[0]))
-    n = 0
-    for head, entry in items:
-        if len(head.split()) > 2 or not re.match(r'^[A-Za-z]', head): continue
-        lines = [clean(re.sub(r'/[^/]*/|\([^)]*\)|\{[^}]*\}|\[[^\]]*\]|<[^>]*>|^\d+\.\s*', ' ', l)) for l in entry.split('\n')[1:]]
-        tr = next((l.split(',')[0].strip() for l in lines if l and not re.match(r'^(Note|see|Synonym)', l)), None)
-        if tr: add(lang, tr, head); n += 1
-        if n >= 5000: break
+en_ann, en_main = annotations('en'), main_names('en')
+for lang in LANGS:
+    ann = annotations(cldr_codes[lang])
+    for cp in sorted(ann):
+        en = en_ann.get(cp, {})
+        if not en.get('tts'): continue
+        if ann[cp].get('tts'): add(lang, ann[cp]['tts'][0], en['tts'][0])
+        if ann[cp].get('keys') and en.get('keys'): add(lang, ', '.join(ann[cp]['keys']), ', '.join(en['keys']))
+        for k in ann[cp].get('keys', [])[:3]: add(lang, k, en['tts'][0])
+    names = main_names(cldr_codes[lang])
+    for key in sorted(names):
+        if key in en_main: add(lang, names[key], en_main[key])
+
+sections.append(('CLDR', len(pairs)))
 
 # 4. WordNet glosses and example sentences as English inputs (closer to how people write than package text).
 for s_ in wn[:100000]: add('en', s_, s_)
+
+sections.append(('WordNet', len(pairs)))
 
 # 5. Every English text is also an input for itself (dictionary glosses and interface strings
 # teach the English words; the teacher vectors are already there).
@@ -181,4 +185,5 @@ with open(f'{OUT}/targets.txt', 'w', encoding='utf8') as f:
 with open(f'{OUT}/pairs.tsv', 'w', encoding='utf8') as f:
     for lang, tid, src in pairs: f.write(f'{lang}\t{tid}\t{src}\n')
 by = Counter(l for l, _, _ in pairs)
+print('pairs per source:', ', '.join(f'{name} {n - (sections[i - 1][1] if i else 0)}' for i, (name, n) in enumerate(sections)))
 print(f'{len(targets)} English targets, {len(pairs)} pairs:', dict(sorted(by.items())))

@@ -5,5 +5,5 @@
  */
 import type { LogitModel } from './calibration.js';
 
-export const MODEL: LogitModel = { centroid: 5.121, relative: 0.44, nearest: 2.384, nearestRelative: 1.246, lexical: 3.606, lexicalRelative: 3.909, lexicalNearest: 3.153, lexicalNearestRelative: 4.024, none: 2.987 };
-export const RECOMMENDED_THRESHOLD = 0.525;
+export const MODEL: LogitModel = { centroid: 6.22, relative: 1.761, nearest: 2.988, nearestRelative: 0.887, lexical: 3.44, lexicalRelative: 3.664, lexicalNearest: 3.306, lexicalNearestRelative: 4.008, none: 3.798 };
+export const RECOMMENDED_THRESHOLD = 0.5;
