@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, root, startNode, waitReady, type Child } from './child.js';
 import type { ScaleOutBacking } from './backing.js';
-import { hostNodeFlags, serviceNodeFlags } from '../kernel/lifecycle/node-flags.js';
+import { serviceNodeFlags } from '../kernel/lifecycle/node-flags.js';
 
 /** The instance admin the service creates at start (SVC_ADMIN_EMAIL / SVC_ADMIN_PASSWORD). */
 export const benchAdmin = { email: 'bench@example.test', password: `bench-${randomBytes(9).toString('hex')}` };
@@ -114,7 +114,7 @@ async function attempt(plugins: string[], o: SvcOptions, dataDir: string, log: s
   // The flags the service ships with (Dockerfile, npm start), so the bench measures what runs, plus
   // BENCH_SVC_NODE_FLAGS; svc-compare gets exactly BENCH_COMPARE_NODE_FLAGS when that is set (an
   // A/B of node flags in one run).
-  const own = o.root && process.env.BENCH_COMPARE_NODE_FLAGS !== undefined ? process.env.BENCH_COMPARE_NODE_FLAGS.split(' ') : [...serviceNodeFlags, ...hostNodeFlags(), ...(process.env.BENCH_SVC_NODE_FLAGS?.split(' ') ?? [])];
+  const own = o.root && process.env.BENCH_COMPARE_NODE_FLAGS !== undefined ? process.env.BENCH_COMPARE_NODE_FLAGS.split(' ') : [...serviceNodeFlags, ...(process.env.BENCH_SVC_NODE_FLAGS?.split(' ') ?? [])];
   const flags = [...own.filter(Boolean), ...(o.nodeFlags ?? [])];
   // Appended: a failed attempt's reason stays in the log above this attempt's lines.
   const from = existsSync(log) ? statSync(log).size : 0;

@@ -1,5 +1,3 @@
-import { availableParallelism } from 'node:os';
-
 /**
  * The node flags the service runs with. `svc serve` applies them itself (bin/svc.ts replaces the
  * process with one started with them, same PID), so a process manager, a Kubernetes command or a
@@ -25,17 +23,6 @@ import { availableParallelism } from 'node:os';
  */
 export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=32', '--min-semi-space-size=32'];
 
-/**
- * Flags for this host, added by `svc serve` itself. `--single-threaded-gc` on two cores or fewer:
- * V8's parallel scavenge and marking threads then compete with the request thread and the SQLite
- * writer for the same cores. On the 2-core bench machine it measured −7 to −11 % CPU per request
- * and −10 % one-connection p99 (bench/README.md "Tail at one connection"); on larger hosts the
- * parallel collector is the better default, so it is not set there.
- */
-export function hostNodeFlags(cores = availableParallelism()): string[] {
-  return cores <= 2 ? ['--single-threaded-gc'] : [];
-}
-
 /** A flag's option with `max-`/`min-` dropped: the two bounds of one size are set together or not at all. */
 const family = (arg: string): string => arg.split('=')[0]!.replace(/_/g, '-').replace(/^--(no-)?(max-|min-)?/, '');
 
@@ -43,7 +30,7 @@ const family = (arg: string): string => arg.split('=')[0]!.replace(/_/g, '-').re
  * The service flags whose option is set neither in `execArgv` nor in NODE_OPTIONS; an operator who
  * set either bound of the young generation keeps their choice for both.
  */
-export function missingNodeFlags(execArgv: readonly string[], nodeOptions = '', cores = availableParallelism()): string[] {
+export function missingNodeFlags(execArgv: readonly string[], nodeOptions = ''): string[] {
   const given = new Set([...execArgv, ...nodeOptions.split(/\s+/)].filter(Boolean).map(family));
-  return [...serviceNodeFlags, ...hostNodeFlags(cores)].filter((f) => !given.has(family(f)));
+  return serviceNodeFlags.filter((f) => !given.has(family(f)));
 }

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { hostNodeFlags, missingNodeFlags, serviceNodeFlags } from '../../kernel/lifecycle/node-flags.js';
+import { missingNodeFlags, serviceNodeFlags } from '../../kernel/lifecycle/node-flags.js';
 import { createBacking, type Backing } from '../support/harness.js';
 import { startReplica } from '../support/child-replica.js';
 
@@ -17,25 +17,17 @@ test.after(async () => {
 });
 
 test('missingNodeFlags: a flag set on the command line or in NODE_OPTIONS (any value, _ or -) is not added again', () => {
-  assert.equal(missingNodeFlags([], '', 8), [...serviceNodeFlags]);
-  assert.equal(missingNodeFlags(['--max-semi-space-size=16'], '', 8), [], 'either bound of the young generation keeps both');
-  assert.equal(missingNodeFlags(['--enable-source-maps'], '--max_semi_space_size=8 --trace-gc', 8), []);
-  assert.equal(missingNodeFlags(['--enable-source-maps'], '', 8), [...serviceNodeFlags]);
-});
-
-test('hostNodeFlags: single-threaded GC on two cores or fewer only; an operator’s --no-single-threaded-gc wins', () => {
-  assert.equal(hostNodeFlags(2), ['--single-threaded-gc']);
-  assert.equal(hostNodeFlags(1), ['--single-threaded-gc']);
-  assert.equal(hostNodeFlags(4), []);
-  assert.equal(missingNodeFlags([], '', 2), [...serviceNodeFlags, '--single-threaded-gc']);
-  assert.equal(missingNodeFlags(['--no-single-threaded-gc'], '', 2), [...serviceNodeFlags]);
+  assert.equal(missingNodeFlags([]), [...serviceNodeFlags]);
+  assert.equal(missingNodeFlags(['--max-semi-space-size=16']), []);
+  assert.equal(missingNodeFlags(['--enable-source-maps'], '--max_semi_space_size=8 --trace-gc'), []);
+  assert.equal(missingNodeFlags(['--enable-source-maps'], ''), [...serviceNodeFlags]);
 });
 
 test('`node dist/bin/svc.js serve` runs with the service flags, as the same process, and serves', async () => {
   const r = await startReplica(backing, {});
   try {
     const argv = commandLine(r.pid);
-    for (const flag of [...serviceNodeFlags, ...hostNodeFlags()]) assert.ok(argv.includes(flag), `${flag} in ${argv.join(' ')}`);
+    for (const flag of serviceNodeFlags) assert.ok(argv.includes(flag), `${flag} in ${argv.join(' ')}`);
     assert.ok(argv.includes('--enable-source-maps'), 'the flags it was started with are kept');
     assert.ok(argv.at(-2)!.endsWith('dist/bin/svc.js') && argv.at(-1) === 'serve', argv.join(' '));
     const health = await fetch(`${r.url}/healthz`);
