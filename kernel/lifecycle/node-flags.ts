@@ -17,7 +17,7 @@
  *
  * `--min-semi-space-size=32`: the young generation keeps that size from the start. Start-up grows
  * it to the largest size anyway (it keeps most of what it allocates); boot-heap.ts then gives its
- * pages back once the service listens (idle RSS −40 MB), and the floor keeps the one collection
+ * pages back before the service listens (idle RSS −40 MB), and the floor keeps the one collection
  * that does so from also shrinking it to 1 MB, which an A/B measured at +30 % CPU per request
  * under load (V8 grows it back only when much survives; bench/README.md "Idle memory").
  */

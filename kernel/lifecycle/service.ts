@@ -1,4 +1,3 @@
-import { releaseBootMemory } from './boot-heap.js';
 import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import type { EntitySchema } from '@mikro-orm/core';
@@ -20,6 +19,7 @@ import { GroupCommit, GroupCommitToken } from '../store/group-commit.js';
 import { guardCache } from '../cache/guarded.js';
 import { packageRoot } from '../paths.js';
 import { PluginOrderToken } from '../contracts/diagnostics.js';
+import { releaseBootMemory } from './boot-heap.js';
 import { KernelConfigToken, LifecycleToken, LoggerToken, PipelineToken, type Lifecycle } from './lifecycle.js';
 
 export interface ServiceOptions {

@@ -49,10 +49,14 @@ export async function jsonBody(value: unknown): Promise<{ body: string | Readabl
   return { body: Readable.from(parts, { objectMode: false }), length: parts.reduce((n, b) => n + b.length, 0) };
 }
 
-/** True when a string of `bigChars` or more is anywhere in `v` (a walk, no allocation). */
+/**
+ * True when a string of `bigChars` or more is anywhere in `v` (a walk, no allocation). A value
+ * nested deeper than the walk goes takes the slicing path: it is correct for any value.
+ */
 function holdsBigString(v: unknown, depth: number): boolean {
   if (typeof v === 'string') return v.length >= bigChars;
-  if (typeof v !== 'object' || v === null || depth > 64) return false;
+  if (typeof v !== 'object' || v === null) return false;
+  if (depth > 300) return true;
   if (Array.isArray(v)) {
     for (const x of v) if (holdsBigString(x, depth + 1)) return true;
     return false;

@@ -23,7 +23,7 @@ export interface ClassifierConfig {
 
 /**
  * Owns the classifier's lifetime for the plugin: loads it (the built-in student table in well
- * under a second, on this thread, when the first enabled route exists or the first `auto` request
+ * under a second, on this thread: at start when a route exists, else when the first `auto` request
  * asks; an ONNX encoder in its worker, in the background from start), reports its state to
  * /healthz, and turns any failure into "not available" so `auto` falls to the default with
  * `classifier_unavailable` only when no decision can be made.
