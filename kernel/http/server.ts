@@ -2,13 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { App, type Request, type Response } from '@tinyhttp/app';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
 import { describeFailure } from '../errors/failure.js';
-import { BodyReader, parseJson } from './body.js';
-import { renderError, sendJson } from './render.js';
+import { BodyReader } from './body.js';
+import { renderError } from './render.js';
 import { Cors } from './cors.js';
 import { answerClientError } from './client-error.js';
 import { newRequestId } from './ids.js';
 import { ProxyTrust } from './client-address.js';
-import type { HttpMethod, RouteContext, RouteHandler } from './route.js';
+import { HttpRouteContext } from './route-context.js';
+import type { HttpMethod, RouteHandler } from './route.js';
 import type { Logger } from '../log/logger.js';
 import type { KernelConfig } from '../config/schema.js';
 
@@ -41,6 +42,12 @@ function discardRest(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
+/** tinyhttp's answer to a path parameter it cannot decode: the spec's error shape. */
+function badPercentEncoding(this: Response): Response {
+  renderError(this, new GatewayError('invalid_request', 'The request path is not valid percent-encoding.'));
+  return this;
+}
+
 /**
  * The HTTP front: a node server whose outer handler gives every request an id (answered as
  * x-svc-request-id, refusals included), counts requests in flight, and answers a plain 503 while
@@ -52,6 +59,15 @@ export class HttpFront {
     noMatchHandler: (req: Request, res: Response) =>
       renderError(res, new GatewayError('not_found', `No route for ${req.method} ${req.path}.`)),
     onError: (err: unknown, req: Request, res: Response) => this.fail(req, res, err),
+    // tinyhttp's own extensions (req.get, res.send, … and `fresh`/`stale` defined as getters with
+    // new closures) are not used by any route: routes get a RouteContext. Those per-request
+    // getters gave every request a hidden class of its own, which kept its objects through
+    // scavenges (route-context.ts). The one helper tinyhttp itself calls, on a path parameter
+    // that is not valid percent-encoding, is res.sendStatus(400).
+    applyExtensions: (_req: Request, res: Response, next?: () => void) => {
+      res.sendStatus = badPercentEncoding;
+      next?.();
+    },
   });
   readonly server: Server;
   private readonly exact = new Map<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>();
@@ -126,27 +142,7 @@ export class HttpFront {
       res.once('close', () => {
         if (!res.writableFinished) controller.abort();
       });
-      let query: URLSearchParams | undefined;
-      const proxies = this.proxies;
-      const rc: RouteContext = {
-        id: requestIdOf(req),
-        req,
-        res,
-        params,
-        get query() {
-          return (query ??= new URL(req.url ?? '/', 'http://local').searchParams);
-        },
-        get clientAddress() {
-          return proxies.clientAddress(req);
-        },
-        get secure() {
-          return proxies.secure(req);
-        },
-        signal: controller.signal,
-        readJson: async (maxBytes?: number) => parseJson(await this.bodies.read(req, res, maxBytes)),
-        readBody: (maxBytes?: number) => this.bodies.read(req, res, maxBytes),
-        json: (status, body, headers) => sendJson(res, status, body, headers),
-      };
+      const rc = new HttpRouteContext(requestIdOf(req), req, res, params, controller.signal, this.bodies, this.proxies);
       try {
         await handler(rc);
       } catch (err) {

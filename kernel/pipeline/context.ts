@@ -62,26 +62,43 @@ export interface RequestContext {
  * await pipeline.run(rctx, 'receive', 'receive');
  */
 export function newRequestContext(rc: RouteContext): RequestContext {
-  const stopper = new AbortController();
-  return {
-    stopped: stopper.signal,
-    stop: (reason) => {
-      if (!stopper.signal.aborted) stopper.abort(reason);
-    },
-    id: rc.id,
-    receivedAt: new Date(),
-    startedAt: performance.now(),
-    req: rc.req,
-    res: rc.res,
-    get clientAddress() {
-      return rc.clientAddress;
-    },
-    signal: rc.signal,
-    headers: {},
-    body: undefined,
-    state: { candidates: [] },
-    phases: [],
-    durable: [],
-    afterCommit: [],
-  };
+  return new PipelineContext(rc);
+}
+
+/**
+ * A class, not an object literal with a getter: a literal's getter closure gives every request a
+ * hidden class of its own, held by the old generation, which kept each request's objects through
+ * scavenges (kernel/http/route-context.ts says more).
+ */
+class PipelineContext implements RequestContext {
+  readonly id: string;
+  readonly receivedAt = new Date();
+  readonly startedAt = performance.now();
+  readonly req: RouteContext['req'];
+  readonly res: RouteContext['res'];
+  readonly signal: AbortSignal;
+  readonly stopped: AbortSignal;
+  readonly headers: Record<string, string> = {};
+  body: unknown = undefined;
+  state: RequestState = { candidates: [] };
+  readonly phases: Array<{ phase: string; start: number; end: number }> = [];
+  durable: DurableWrite[] = [];
+  afterCommit: Array<() => Promise<void> | void> = [];
+  private readonly stopper = new AbortController();
+
+  constructor(private readonly route: RouteContext) {
+    this.id = route.id;
+    this.req = route.req;
+    this.res = route.res;
+    this.signal = route.signal;
+    this.stopped = this.stopper.signal;
+  }
+
+  get clientAddress(): string {
+    return this.route.clientAddress;
+  }
+
+  stop(reason: GatewayError): void {
+    if (!this.stopper.signal.aborted) this.stopper.abort(reason);
+  }
 }

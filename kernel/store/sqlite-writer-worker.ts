@@ -32,6 +32,29 @@ function statement(sql: string): StatementSync {
   return stmt;
 }
 
+/**
+ * The rows a `returning` statement gave, as plain objects built here from arrays. node:sqlite's
+ * own row objects have a null prototype, and V8 gives each such object a hidden class of its own
+ * (one per row: some eight per request in the group commit's totals); objects filled in the same
+ * key order share one.
+ */
+const columnNames = new WeakMap<StatementSync, string[]>();
+function returned(stmt: StatementSync, params: SQLInputValue[]): Array<Record<string, unknown>> {
+  let names = columnNames.get(stmt);
+  if (!names) {
+    stmt.setReturnArrays(true);
+    columnNames.set(stmt, (names = stmt.columns().map((c) => c.name)));
+  }
+  const rows = stmt.all(...params) as unknown as unknown[][];
+  const out: Array<Record<string, unknown>> = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row: Record<string, unknown> = {};
+    for (let j = 0; j < names.length; j++) row[names[j]!] = rows[i]![j];
+    out[i] = row;
+  }
+  return out;
+}
+
 export interface Statement { sql: string; params: SQLInputValue[]; returning?: boolean }
 export type WriterMessage = { id: number; sql: string; params: SQLInputValue[] } | { id: number; tx: Statement[] };
 
@@ -39,7 +62,7 @@ export type WriterMessage = { id: number; sql: string; params: SQLInputValue[] }
 function transaction(tx: Statement[]): unknown[][] {
   db.exec('begin immediate');
   try {
-    const out = tx.map((s) => (s.returning ? statement(s.sql).all(...s.params) : (statement(s.sql).run(...s.params), [])));
+    const out = tx.map((s) => (s.returning ? returned(statement(s.sql), s.params) : (statement(s.sql).run(...s.params), [])));
     db.exec('commit');
     return out;
   } catch (err) {

@@ -10,14 +10,36 @@ import { capLines, counterKey, encodeTrack, holdsSet } from './reservation.js';
 
 /** The request's HoldRecord (kernel/contracts/request-state.ts) over this process's live hold. */
 export function holdRecord(rc: RequestContext, d: HoldDeps, live: Live): HoldRecord {
-  return {
-    id: live.hold.i,
-    get amountMicroUsd() {
-      return live.hold.a;
-    },
-    release: (charge, outcome) => d.settler.release(live, charge, outcome),
-    cover: (call) => cover(rc, d, live, call),
-  };
+  return new LiveHoldRecord(rc, d, live);
+}
+
+/**
+ * A class rather than an object literal with a getter: the literal's getter closure would give
+ * every request a hidden class of its own, which the old generation holds, keeping the request's
+ * objects through scavenges (kernel/http/route-context.ts).
+ */
+class LiveHoldRecord implements HoldRecord {
+  readonly id: string;
+
+  constructor(
+    private readonly rc: RequestContext,
+    private readonly d: HoldDeps,
+    private readonly live: Live,
+  ) {
+    this.id = live.hold.i;
+  }
+
+  get amountMicroUsd(): number {
+    return this.live.hold.a;
+  }
+
+  release(charge: number, outcome: 'settled' | 'refused'): Promise<void> {
+    return this.d.settler.release(this.live, charge, outcome);
+  }
+
+  cover(call: Parameters<HoldRecord['cover']>[0]): Promise<void> {
+    return cover(this.rc, this.d, this.live, call);
+  }
 }
 
 /**

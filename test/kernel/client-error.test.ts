@@ -63,6 +63,17 @@ test('an ordinary 404 also carries x-request-id and x-should-retry', async () =>
   assert.is(((await res.json()) as { error: { code: string } }).error.code, 'not_found');
 });
 
+test('a path parameter that is not valid percent-encoding: 400 in the error shape, before any sign-in', async () => {
+  // tinyhttp decodes path parameters itself and answers a URIError through res.sendStatus(400),
+  // the one helper the kernel gives it (kernel/http/server.ts).
+  const res = await fetch(`${service().url}/admin/v1/workspaces/%E0%A4%A/routes`);
+  assert.is(res.status, 400);
+  assert.match(res.headers.get('x-svc-request-id') ?? '', /^req_/);
+  assert.is(res.headers.get('content-type'), 'application/json');
+  assert.is(res.headers.get('x-should-retry'), 'false');
+  assert.equal(await res.json(), { error: { message: 'The request path is not valid percent-encoding.', type: 'invalid_request_error', param: null, code: 'invalid_request' } });
+});
+
 test('the server still answers after them', async () => {
   const res = await fetch(`${service().url}/healthz`);
   assert.is(res.status, 200);
