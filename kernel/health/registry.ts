@@ -69,16 +69,24 @@ export class HealthRegistry {
 
   private async one(check: HealthCheck): Promise<CheckResult> {
     const started = performance.now();
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    // A timer cleared as soon as the check answers, not AbortSignal.timeout: that one keeps its
+    // signal, listener and this call's promises alive for the whole timeout after every poll.
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' }));
+      }, this.timeoutMs);
+    });
     const latency = () => Math.round(performance.now() - started);
     try {
-      const code = await Promise.race([
-        check(signal),
-        new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })))),
-      ]);
+      const code = await Promise.race([check(controller.signal), timedOut]);
       return code ? { status: 'down', latency_ms: latency(), error_code: code } : { status: 'ok', latency_ms: latency() };
     } catch (err) {
       return { status: 'down', latency_ms: latency(), error_code: codeOf(err) };
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
