@@ -7,7 +7,7 @@ import type { BurstFigures } from './burst.js';
 export interface RunData {
   date: string;
   machine: { cpus: number; cpuModel: string; memGiB: number; node: string; os: string };
-  settings: { seconds: number; reps: number; warmupSeconds: number };
+  settings: { seconds: number; reps: number; warmupSeconds: number; idleSeconds?: number };
   targets: Array<{ name: TargetName; governance?: string[] }>;
   /** Targets not run, with the reason. */
   skipped: string[];

@@ -57,7 +57,7 @@ export function markdown(d: RunData): { text: string; checks: TargetCheck[] } {
     '',
     ...targetTable(checks, present),
     '',
-    `Idle RSS (after start-up and the smoke test, before load): ${present.filter((t) => d.idleRssMb?.[t] !== undefined).map((t) => `${t} ${num(d.idleRssMb![t]!)} MiB`).join(', ') || 'not recorded'}.`,
+    `Idle RSS (after start-up, the smoke test and ${d.settings.idleSeconds ?? 0} s without requests, before load): ${present.filter((t) => d.idleRssMb?.[t] !== undefined).map((t) => `${t} ${num(d.idleRssMb![t]!)} MiB`).join(', ') || 'not recorded'}.`,
     ...(d.allocations ? [`Allocated / promoted per request at one connection (sampled): ${present.filter((t) => d.allocations![t]).map((t) => `${t} ${num(d.allocations![t]!.allocatedBytes / 1024)} / ${num(d.allocations![t]!.promotedBytes / 1024)} KB`).join(', ')}.`] : []),
     ...(d.sustained ? [`Highest rate with p99 under 1 s against a 20 ms upstream (open loop): ${present.filter((t) => d.sustained![t]).map((t) => `${t} ${num(d.sustained![t]!.rate)} req/s (p99 ${num(d.sustained![t]!.p99Ms)} ms)`).join(', ')}.`] : []),
     ...(d.bootRssMb && Object.keys(d.bootRssMb).length ? [`Idle RSS right after start-up, nothing provisioned: ${present.filter((t) => d.bootRssMb![t] !== undefined).map((t) => `${t} ${num(d.bootRssMb![t]!)} MiB`).join(', ')}.`] : []),

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, release } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { root } from './child.js';
 import type { RunData } from './data.js';
 import { startPortkey } from './portkey.js';
@@ -18,7 +19,7 @@ import { directTarget, smokeTest, startBare, startMockProcess, startSvcTarget, t
  * repeated), then writes bench/results/<time>.md and .json and prints the markdown.
  *
  * Settings (environment): BENCH_SECONDS (4) per measurement, BENCH_REPS (3), BENCH_WARMUP_SECONDS
- * (1), BENCH_TARGETS and BENCH_SCENARIOS (comma lists, default all), BENCH_ALLOC_SECONDS (3; 0 skips
+ * (1), BENCH_IDLE_SECONDS (12: quiet time before idle RSS is read), BENCH_TARGETS and BENCH_SCENARIOS (comma lists, default all), BENCH_ALLOC_SECONDS (3; 0 skips
  * the allocation figures), BENCH_SUSTAIN=0 (skips the sustained-rate search; BENCH_SUSTAIN_SECONDS
  * per step, 3), BENCH_BURST_SECONDS (30; 0 skips the hostile burst); BENCH_COMPARE_ROOT adds
  * target `svc-compare`: svc run from another built checkout (BENCH_COMPARE_SHAPE, default
@@ -30,7 +31,14 @@ const list = (name: string): string[] | undefined => process.env[name]?.split(',
 
 const burstSeconds = envNumber('BENCH_BURST_SECONDS', 30);
 const allocSeconds = envNumber('BENCH_ALLOC_SECONDS', 3);
-const settings = { seconds: envNumber('BENCH_SECONDS', 4), reps: envNumber('BENCH_REPS', 3), warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 1) };
+/**
+ * How long every gateway sits idle after provisioning before its idle RSS is read: V8's memory
+ * reducer starts 8 s after the last major collection of a quiet process
+ * (--gc-memory-reducer-start-delay-ms) and gives back what provisioning's garbage grew. Read at
+ * once, the figure is the tail of the provisioning traffic, not an idle process (~25 MB more).
+ */
+const idleSeconds = envNumber('BENCH_IDLE_SECONDS', 12);
+const settings = { seconds: envNumber('BENCH_SECONDS', 4), reps: envNumber('BENCH_REPS', 3), warmupSeconds: envNumber('BENCH_WARMUP_SECONDS', 1), idleSeconds };
 const wantedTargets = list('BENCH_TARGETS');
 const wanted = (t: TargetName): boolean => !wantedTargets || wantedTargets.includes(t);
 const chosenScenarios = scenarios.filter((s) => !list('BENCH_SCENARIOS') || list('BENCH_SCENARIOS')!.includes(s.id));
@@ -142,7 +150,8 @@ async function main(): Promise<void> {
       peakRssMb: {},
       idleRssMb: {},
     };
-    // Idle: started, provisioned and smoke-tested, before any load.
+    // Idle: started, provisioned and smoke-tested, then left alone, before any load.
+    await sleep(idleSeconds * 1000);
     for (const t of targets) if (t.pid) data.idleRssMb![t.name] = rssMb(t.pid);
     data.bootRssMb = Object.fromEntries(targets.filter((t) => t.bootRssMb !== undefined).map((t) => [t.name, t.bootRssMb!]));
     for (const t of targets) if (t.noStream) skipped.push(`${t.name}, streamed scenarios: ${t.noStream}`);

@@ -42,7 +42,19 @@ function discardRest(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-/** tinyhttp's answer to a path parameter it cannot decode: the spec's error shape. */
+/** Whether the path (before `?`) is valid percent-encoding of UTF-8, as tinyhttp decodes path parameters. */
+function decodablePath(url: string, q: number): boolean {
+  const path = q === -1 ? url : url.slice(0, q);
+  if (!path.includes('%')) return true;
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The answer to a path that is not valid percent-encoding: the spec's error shape. */
 function badPercentEncoding(this: Response): Response {
   renderError(this, new GatewayError('invalid_request', 'The request path is not valid percent-encoding.'));
   return this;
@@ -63,7 +75,8 @@ export class HttpFront {
     // new closures) are not used by any route: routes get a RouteContext. Those per-request
     // getters gave every request a hidden class of its own, which kept its objects through
     // scavenges (route-context.ts). The one helper tinyhttp itself calls, on a path parameter
-    // that is not valid percent-encoding, is res.sendStatus(400).
+    // that is not valid percent-encoding, is res.sendStatus(400): `handle` refuses such paths
+    // first, this stays for any other path tinyhttp cannot decode.
     applyExtensions: (_req: Request, res: Response, next?: () => void) => {
       res.sendStatus = badPercentEncoding;
       next?.();
@@ -124,6 +137,9 @@ export class HttpFront {
     const q = url.indexOf('?');
     const exact = this.exact.get(`${req.method} ${q === -1 ? url : url.slice(0, q)}`);
     if (exact) void exact(req, res);
+    // Checked here rather than left to tinyhttp, which would also print the URIError's stack on
+    // stderr for every such request.
+    else if (!decodablePath(url, q)) badPercentEncoding.call(res as Response);
     else this.app.handler(req as Request, res as Response);
   }
 

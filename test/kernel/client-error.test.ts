@@ -64,8 +64,8 @@ test('an ordinary 404 also carries x-request-id and x-should-retry', async () =>
 });
 
 test('a path parameter that is not valid percent-encoding: 400 in the error shape, before any sign-in', async () => {
-  // tinyhttp decodes path parameters itself and answers a URIError through res.sendStatus(400),
-  // the one helper the kernel gives it (kernel/http/server.ts).
+  // The kernel checks the path before tinyhttp, which would decode the parameter itself and print
+  // the URIError's stack (kernel/http/server.ts).
   const res = await fetch(`${service().url}/admin/v1/workspaces/%E0%A4%A/routes`);
   assert.is(res.status, 400);
   assert.match(res.headers.get('x-svc-request-id') ?? '', /^req_/);
