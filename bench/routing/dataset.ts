@@ -38,6 +38,8 @@ function guessLanguage(text: string): string {
   if (/\p{Script=Han}/u.test(text)) return 'zh';
   if (/\p{Script=Hangul}/u.test(text)) return 'ko';
   if (/\p{Script=Cyrillic}/u.test(text)) return 'ru';
+  // English wording that quotes another language ("What does 'je ne sais quoi' mean?") is still English.
+  if ((text.match(/\b(?:the|what|does|how|my|is|this|to|for|of|and|you|with|can|do)\b/giu) ?? []).length >= 2) return 'en';
   if (/[¿¡ñ]|\b(?:el|los|las|una|para|cuánto|qué|puedo|mi)\b/iu.test(text)) return 'es';
   if (/[äöüß]|\b(?:ich|ist|der|die|das|und|bitte|nicht|wie)\b/iu.test(text)) return 'de';
   if (/[àâçèêëîïôûœ]|\b(?:je|le|la|les|des|est|une|pour|vous)\b/iu.test(text)) return 'fr';
