@@ -48,5 +48,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.SVC_PORT || 8080) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.status === 200 ? 0 : 1), () => process.exit(1))"]
 # The service drains on SIGTERM: in-flight requests finish, new ones get 503, then it exits 0.
 STOPSIGNAL SIGTERM
-# Node flags: kernel/lifecycle/node-flags.ts says why (the same list as `npm start` and the bench).
+# Node flags and the allocator's setting: kernel/lifecycle/node-flags.ts says why (the same as
+# `npm start` and the bench; `svc serve` would otherwise restart itself once to apply them).
+ENV MALLOC_MMAP_THRESHOLD_=131072
 CMD ["node", "--max-semi-space-size=32", "--min-semi-space-size=32", "dist/bin/svc.js", "serve"]

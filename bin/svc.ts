@@ -15,15 +15,17 @@ if (major < 22 || (major === 22 && minor < 19)) {
 }
 
 /**
- * Starts over as the same process (same PID, `execve`) with the service's node flags when they are
- * missing (kernel/lifecycle/node-flags.ts says why they matter). Runs before anything is loaded.
+ * Starts over as the same process (same PID, `execve`) with the service's node flags and
+ * allocator environment when they are missing (kernel/lifecycle/node-flags.ts says why they
+ * matter). Runs before anything is loaded.
  */
 async function applyServiceNodeFlags(): Promise<void> {
   if (process.env.SVC_NODE_FLAGS === 'off' || typeof process.execve !== 'function') return;
-  const { missingNodeFlags } = await import('../kernel/lifecycle/node-flags.js');
+  const { missingEnvironment, missingNodeFlags } = await import('../kernel/lifecycle/node-flags.js');
   const missing = missingNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
-  if (missing.length === 0) return;
-  process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], process.env);
+  const env = missingEnvironment(process.env);
+  if (missing.length === 0 && Object.keys(env).length === 0) return;
+  process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], { ...process.env, ...env });
 }
 
 async function serve(): Promise<void> {

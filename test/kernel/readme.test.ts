@@ -4,7 +4,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { packageRoot } from '../../kernel/paths.js';
 import { errorTable } from '../../kernel/errors/table.js';
-import { serviceNodeFlags } from '../../kernel/lifecycle/node-flags.js';
+import { serviceEnvironment, serviceNodeFlags } from '../../kernel/lifecycle/node-flags.js';
 
 /** The README's tables must stay true to the code: every SVC_* variable read, every error code. */
 const test = suite('README stays true');
@@ -46,6 +46,8 @@ test('the node flags of kernel/lifecycle/node-flags.ts are the ones the Dockerfi
     assert.ok(dockerCmd?.includes(`"${flag}"`), `Dockerfile CMD passes ${flag}`);
     assert.ok(start.includes(` ${flag} `), `npm start passes ${flag}`);
   }
+  const dockerfile = readFileSync(resolve(packageRoot, 'Dockerfile'), 'utf8');
+  for (const [k, v] of Object.entries(serviceEnvironment)) assert.ok(dockerfile.includes(`\nENV ${k}=${v}\n`), `Dockerfile sets ${k}`);
 });
 
 test.run();
