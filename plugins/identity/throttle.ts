@@ -109,6 +109,10 @@ export class SignInThrottle {
       const until = await this.lock(action, subjects[over]!, ids[over]!, counts[over]!, null, clientAddress);
       throw this.refusal(until);
     }
+    // Once more after counting: a parallel guess that locked the subject meanwhile has set the
+    // count back below the threshold (see `lock`), and this one must not be checked on that count.
+    // The lock is written before the count is lowered, so whoever reads the lowered count sees it.
+    await this.refuseIfBlocked(ids);
     return {
       failed: async (personId) => {
         for (const [i, s] of subjects.entries()) await this.penalise(action, s, ids[i]!, counts[i]!, personId, clientAddress);
