@@ -1,6 +1,7 @@
 // Runs every uvu suite under dist/test once per deployment shape (embedded; PostgreSQL + Redis),
 // with c8 coverage, and ends with the line `N passed, N failed`.
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 
 const ci = process.env.CI === 'true';
@@ -26,6 +27,7 @@ else if (ci) {
   process.exit(1);
 } else console.warn('PostgreSQL or Redis unreachable: running the embedded shape only (CI never skips it).');
 
+mkdirSync('coverage', { recursive: true });
 let passed = 0;
 let failed = 0;
 for (const shape of shapes) {
@@ -33,10 +35,12 @@ for (const shape of shapes) {
   const args = ['node_modules/c8/bin/c8.js', '--reporter=text-summary', '--all', '--src', 'dist', '--exclude', 'dist/test/**', '--exclude', 'dist/bench/**',
     process.execPath, '--enable-source-maps', 'scripts/uvu.mjs', 'dist/test', only ? `${only}.*\\.test\\.js$` : '\\.test\\.js$'];
   // A hung suite must not hold CI until its deadline: each shape gets at most 15 minutes.
-  const r = spawnSync(process.execPath, args, { env: { ...process.env, SVC_TEST_SHAPE: shape }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 15 * 60_000, killSignal: 'SIGKILL' });
+  const times = `coverage/times-${shape}.txt`;
+  const r = spawnSync(process.execPath, args, { env: { ...process.env, SVC_TEST_SHAPE: shape, SVC_TEST_TIMES: times }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 15 * 60_000, killSignal: 'SIGKILL' });
   if (r.error) console.error(`shape ${shape}: ${r.error.message}`);
   process.stdout.write(r.stdout);
   process.stderr.write(r.stderr);
+  if (existsSync(times)) console.log(`slowest test files (${shape}):\n${readFileSync(times, 'utf8').split('\n').slice(0, 8).join('\n')}`);
   const total = Number(/Total:\s+(\d+)/.exec(r.stdout)?.[1] ?? 0);
   const ok = Number(/Passed:\s+(\d+)/.exec(r.stdout)?.[1] ?? 0);
   const skipped = Number(/Skipped:\s+(\d+)/.exec(r.stdout)?.[1] ?? 0);

@@ -9,7 +9,8 @@ import type { KernelConfig } from '../config/schema.js';
 import type { Dialect, Migration } from './migrations.js';
 import { runBound } from './bound-sql.js';
 import { oneStatement } from './pg-one-statement.js';
-import { SqliteWriter, type Rows, type WriteBehind, type WriteStatement } from './write-behind.js';
+import { SqliteWriter } from './sqlite-writer.js';
+import type { Rows, WriteBehind, WriteStatement } from './write-behind.js';
 
 /**
  * The database as plugins see it: a fresh EntityManager per unit of work, raw SQL for migrations
@@ -75,8 +76,8 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
     // commits) and keeps an fsync off the event loop on every write.
     await orm.em.getConnection().execute('pragma synchronous = normal');
     await orm.em.getConnection().execute('pragma busy_timeout = 5000');
-    // Checkpoints (copying the WAL into the database file, with an fsync) are left to the writer
-    // thread, which commits after every few requests anyway: run here they stall every request.
+    // Checkpoints (copying the WAL into the database file, with an fsync) are left to a thread of
+    // their own (sqlite-checkpointer.ts): run here they stall every request.
     await orm.em.getConnection().execute('pragma wal_autocheckpoint = 0');
   }
   const connection = () => orm.em.getConnection() as unknown as AbstractSqlConnection;

@@ -56,10 +56,16 @@ export class CounterSeeds {
     return this.run(lines, movesSeeded(h.k, delta), () => this.cache.adjust(lines, { key: holdsSet, member, required: true }), h.i);
   }
 
-  /** What each running total's counter should hold now: committed + unwritten charges + live holds. */
+  /**
+   * What each running total's counter should hold now: committed + unwritten charges + live holds.
+   * The holds are read first: a hold leaves the set only after its charge was committed (or
+   * added to the unwritten ones), so one that settles between the two reads is counted twice
+   * (as its hold and as its charge), never zero times, as it could be the other way round.
+   */
   private async current(keys: string[], except?: string): Promise<Map<string, number>> {
+    const members = await this.cache.members(holdsSet);
     const out = await this.totals.fresh(keys);
-    for (const member of await this.cache.members(holdsSet)) {
+    for (const member of members) {
       const h = decodeTrack(member);
       if (!h || h.i === except) continue;
       for (const [total] of h.k) if (out.has(total)) out.set(total, out.get(total)! + h.a);

@@ -25,7 +25,16 @@ const runs = new RegExp(`\\p{L}{${longRun + 1},}|[^\\s\\p{L}\\p{N}]{${longRun + 
 const asText = { disallowedSpecial: new Set<string>() };
 
 type CountTokens = (text: string, options: typeof asText) => number;
+interface Cl100k { countTokens: CountTokens; setMergeCacheSize(size: number): void }
 let tables: CountTokens | undefined;
+
+/**
+ * Pre-tokens whose merges the tokenizer remembers. Its default (100,000) grows by one entry for
+ * every distinct word it ever sees: under traffic that is tens of MB of old generation kept for
+ * ever, promoted a few hundred bytes per request. 10,000 covers a language's common words; a
+ * miss costs a merge of a short pre-token (README "Bounded tokenizer work").
+ */
+export const mergeCacheEntries = 10_000;
 
 /**
  * cl100k's count. Its tables (~30 MB of RSS, ~0.3 s to build) load with the first count, not at
@@ -33,7 +42,11 @@ let tables: CountTokens | undefined;
  * memory"). Loaded synchronously (the package's CommonJS build), so every count is a real count.
  */
 function cl100k(text: string, options: typeof asText): number {
-  tables ??= (createRequire(import.meta.url)('gpt-tokenizer/encoding/cl100k_base') as { countTokens: CountTokens }).countTokens;
+  if (!tables) {
+    const loaded = createRequire(import.meta.url)('gpt-tokenizer/encoding/cl100k_base') as Cl100k;
+    loaded.setMergeCacheSize(mergeCacheEntries);
+    tables = loaded.countTokens;
+  }
   return tables(text, options);
 }
 

@@ -62,6 +62,27 @@ async function call(c: OpenAI, i: number): Promise<Result> {
   }
 }
 
+/**
+ * Waits until `inst` serves `caps` caps (instance-wide plus those of `workspaces`) from its own
+ * snapshot (the caps lists read it), and each workspace's fallback model where one is given. A
+ * fixed pause was not enough on a loaded machine: requests that reached the other instance before
+ * its snapshot had a cap were not held against it (a cap applies from the next request), and
+ * spent past it.
+ */
+async function heard(inst: Instance, caps: number, workspaces: string[], fallback: Record<string, string> = {}): Promise<void> {
+  let seen = -1;
+  for (let tries = 0; tries < 200; tries++) {
+    const lists = [await inst.admin.ok<{ data: unknown[] }>('GET', '/budget-caps'), ...(await Promise.all(workspaces.map((w) => inst.admin.ok<{ data: unknown[] }>('GET', `/workspaces/${w}/budget-caps`))))];
+    const ids = new Set(lists.flatMap((l) => l.data.map((c) => (c as { id: string }).id)));
+    seen = ids.size;
+    let settings = true;
+    for (const [w, model] of Object.entries(fallback)) settings &&= (await inst.admin.ok<{ fallback_model: string | null }>('GET', `/workspaces/${w}/budget-settings`)).fallback_model === model;
+    if (seen === caps && settings) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.unreachable(`the instance serves ${seen} of ${caps} caps`);
+}
+
 /** Two instances sharing one backing (one in the embedded shape), the mock with `mock:big` and `mock:small`. */
 async function withInstances(run: (a: Instance, b: Instance, mock: MockUpstream) => Promise<void>): Promise<void> {
   const backing = await createBacking();
@@ -95,7 +116,7 @@ test('500 concurrent requests: served, moved to a cheaper model, or refused with
       await a.admin.ok('POST', `/workspaces/${wsB}/budget-caps`, { scope: 'key', key_id: b1.id, amount_micro_usd: 600_000, period: 'day' }),
     ];
     assert.is(caps.length, 6);
-    await new Promise((r) => setTimeout(r, 300)); // the other instance hears the change messages
+    await heard(b, 6, [wsA, wsB], { [wsA]: 'mock:small' }); // the other instance heard the change messages
     for (let i = 0; i < 520; i++) mock.enqueue(i % 25 === 3 ? breakOff(reply(i)) : { reply: { content: reply(i) } });
 
     const keys = [a1, a2, b1];
@@ -177,7 +198,7 @@ test('a misbehaving upstream (1,000 output tokens for max_tokens 100): streams a
     const k1 = await newKey(a.admin, ws, 'm1');
     await a.admin.ok('POST', '/budget-caps', { amount_micro_usd: 500_000, period: 'month' });
     await a.admin.ok('POST', `/workspaces/${ws}/budget-caps`, { scope: 'key', key_id: k1.id, amount_micro_usd: 300_000, period: 'day' });
-    await new Promise((r) => setTimeout(r, 300));
+    await heard(b, 2, [ws]);
     const words = Array.from({ length: 600 }, (_, j) => (j % 2 ? 'budget ' : 'hold '));
     mock.defaultBehaviour = { chunks: words, reportUsage: { prompt_tokens: 20, completion_tokens: 1000 } };
     const clients = [client(a, k1.value), client(b, k1.value)];

@@ -4,7 +4,8 @@ import { Value } from '@sinclair/typebox/value';
 import { countTokens, decode } from 'gpt-tokenizer/encoding/cl100k_base';
 import type { ChatRequest } from '../../kernel/index.js';
 import { BudgetsConfigSchema } from '../../plugins/budgets/config.js';
-import { countText, longRun, maxTokenBytes } from '../../plugins/budgets/token-count.js';
+import { createRequire } from 'node:module';
+import { countText, longRun, maxTokenBytes, mergeCacheEntries } from '../../plugins/budgets/token-count.js';
 import { measureInput } from '../../plugins/budgets/input-bound.js';
 
 /** Issue 25 item 1: token counts in linear time, within a per-request budget, never refusing what fits. */
@@ -74,6 +75,15 @@ test('the context check is certain: a 31 MiB run exceeds any window, 200,000 let
   const run = measureInput(chat([{ role: 'user', content: 'a'.repeat(200_000) }]), settings);
   assert.ok(run.lower < countTokens('a'.repeat(2000), asText) * 100, 'not refused on a guess');
   assert.ok(run.bound >= countTokens('a'.repeat(2000), asText) * 100, 'held at least at its count');
+});
+
+test(`the tokenizer remembers at most ${mergeCacheEntries} pre-tokens' merges, however many distinct words it sees`, () => {
+  // The package's own cache (CommonJS build, the one the service loads) would keep 100,000.
+  const core = (createRequire(import.meta.url)('gpt-tokenizer/encoding/cl100k_base') as { default: { bytePairEncodingCoreProcessor: { mergeCache?: Map<string, unknown> } } }).default.bytePairEncodingCoreProcessor;
+  const words = Array.from({ length: 80_000 }, (_, i) => `zq${i.toString(36)}xv`);
+  for (let i = 0; i < words.length; i += 500) countText(words.slice(i, i + 500).join(' '), 1_000_000);
+  const size = core.mergeCache?.size ?? 0;
+  assert.ok(size > 5_000 && size <= 10_000, `merge cache holds ${size}`);
 });
 
 test.run();

@@ -7,12 +7,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { featureCounts } from './features.js';
+import { Vocabulary } from './vocabulary.js';
 
 /** The committed artifact's folder (a source folder: tsc does not copy it into dist/). */
 export const studentDir = new URL('../../../../plugins/routing/classifier/student/', import.meta.url);
 
 /** Feature ids with their weights: w · (1 + ln count), unit length (unknown features dropped). */
-export function featureWeights(counts: Map<string, number>, index: Map<string, number>, weights: ArrayLike<number>): { ids: number[]; values: number[] } {
+export function featureWeights(counts: Map<string, number>, index: Pick<Vocabulary, 'get'>, weights: ArrayLike<number>): { ids: number[]; values: number[] } {
   const ids: number[] = [];
   const values: number[] = [];
   let sum = 0;
@@ -31,7 +32,7 @@ export function featureWeights(counts: Map<string, number>, index: Map<string, n
 
 export class StudentEncoder {
   private constructor(
-    private readonly index: Map<string, number>,
+    private readonly index: Vocabulary,
     private readonly weights: Float32Array,
     private readonly table: Int8Array,
     private readonly scales: Float32Array,
@@ -40,16 +41,9 @@ export class StudentEncoder {
 
   /** Reads vocab.txt (feature TAB weight) and table.bin (rows of int8, then one float32 scale per row). */
   static load(dir: URL = studentDir): StudentEncoder {
-    const lines = readFileSync(new URL('vocab.txt', dir), 'utf8').split('\n').filter(Boolean);
-    const index = new Map<string, number>();
-    const weights = new Float32Array(lines.length);
-    lines.forEach((line, i) => {
-      const tab = line.lastIndexOf('\t');
-      index.set(line.slice(0, tab), i);
-      weights[i] = Number(line.slice(tab + 1));
-    });
+    const { vocabulary: index, weights } = Vocabulary.parse(readFileSync(new URL('vocab.txt', dir)));
     const bytes = readFileSync(new URL('table.bin', dir));
-    const rows = lines.length;
+    const rows = index.size;
     const dimensions = (bytes.length - 4 * rows) / rows;
     if (!Number.isInteger(dimensions) || dimensions < 16) throw new Error('student table.bin does not match vocab.txt');
     const table = new Int8Array(bytes.buffer, bytes.byteOffset, rows * dimensions);
