@@ -8,7 +8,7 @@ export interface CheckpointerSettings {
   quietMs: number;
 }
 
-const defaults: CheckpointerSettings = { intervalMs: 1000, quietMs: 10_000 };
+const defaults: CheckpointerSettings = { intervalMs: 1000, quietMs: 5000 };
 
 /** A WAL this large while no thread runs (writes that raced its end) starts one again. */
 const restartBytes = 4 * 1024 * 1024;
