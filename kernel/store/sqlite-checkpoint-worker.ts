@@ -1,11 +1,11 @@
 import { DatabaseSync } from 'node:sqlite';
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 
 /**
  * Copies the WAL into the database file (a checkpoint, with an fsync) off the event loop: a
  * passive checkpoint every `intervalMs`, never waiting on readers or writers. After `quietMs`
  * with no new frames it truncates the WAL (waiting up to 5 s for readers) and ends, so an idle
- * service keeps no thread; the writer starts it again with its next write (sqlite-checkpointer.ts).
+ * service keeps no thread; the writer starts it again once the WAL has grown (sqlite-checkpointer.ts).
  */
 const { file, intervalMs, quietMs } = workerData as { file: string; intervalMs: number; quietMs: number };
 const db = new DatabaseSync(file);
@@ -35,5 +35,4 @@ const timer = setInterval(() => {
     // readers held on past the busy timeout: the next start tries again
   }
   db.close();
-  parentPort!.postMessage('retired');
 }, intervalMs);

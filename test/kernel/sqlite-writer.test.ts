@@ -82,22 +82,38 @@ test('one transaction: each statement gets its own rows as plain objects; a fail
   await writer.close();
 });
 
-test('checkpoints: a thread starts with the first write, keeps the WAL copied, truncates it and ends when writes stop; the next write starts it again', async () => {
-  const writer = new SqliteWriter(file, { intervalMs: 50, quietMs: 300 });
+test('checkpoints: a WAL past startBytes starts a thread, which keeps it copied, truncates it and ends when writes stop; a grown WAL starts it again', async () => {
+  const writer = new SqliteWriter(file, { intervalMs: 50, quietMs: 300, startBytes: 64 * 1024 });
   const checkpointer = (writer as unknown as { checkpointer: { running: boolean } }).checkpointer;
-  assert.is(checkpointer.running, false); // nothing written: no thread
-  for (let i = 0; i < 50; i++) await writer.run('insert into t (v) values (?)', [`row ${i}`]);
+  // Light use: a small WAL, no thread (an idle or quiet service keeps none).
+  for (let i = 0; i < 5; i++) {
+    await writer.run('insert into t (v) values (?)', [`row ${i}`]);
+    await sleep(60);
+  }
+  assert.ok(walBytes() > 0 && walBytes() < 64 * 1024, `WAL ${walBytes()} bytes`);
+  assert.is(checkpointer.running, false);
+  // Heavier use: the WAL passes 64 KB and the next look at it starts the thread.
+  const big = 'x'.repeat(4000);
+  for (let i = 0; i < 40; i++) await writer.run('insert into t (v) values (?)', [big]);
+  for (let i = 0; i < 20 && !checkpointer.running; i++) {
+    await sleep(60);
+    await writer.run('insert into t (v) values (?)', ['more']);
+  }
   assert.is(checkpointer.running, true);
-  assert.ok(walBytes() > 0);
   for (let i = 0; i < 100 && checkpointer.running; i++) await sleep(50);
   assert.is(checkpointer.running, false, 'the thread ended after the quiet spell');
   assert.is(walBytes(), 0, 'the WAL was truncated');
   // Everything is in the database file itself: a reader without the WAL sees it.
+  const rows = (other.prepare('select count(*) as c from t').get() as { c: number }).c;
   other.close();
   const reader = new DatabaseSync(file, { readOnly: true });
-  assert.is((reader.prepare('select count(*) as c from t').get() as { c: number }).c, 50);
+  assert.is((reader.prepare('select count(*) as c from t').get() as { c: number }).c, rows);
   reader.close();
-  await writer.run('insert into t (v) values (?)', ['again']);
+  for (let i = 0; i < 40; i++) await writer.run('insert into t (v) values (?)', [big]);
+  for (let i = 0; i < 20 && !checkpointer.running; i++) {
+    await sleep(60);
+    await writer.run('insert into t (v) values (?)', ['again']);
+  }
   assert.is(checkpointer.running, true);
   await writer.close();
   assert.is(checkpointer.running, false);
