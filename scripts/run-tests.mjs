@@ -1,7 +1,7 @@
 // Runs every uvu suite under dist/test once per deployment shape (embedded; PostgreSQL + Redis),
 // with c8 coverage, and ends with the line `N passed, N failed`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 
 const ci = process.env.CI === 'true';
@@ -36,6 +36,7 @@ for (const shape of shapes) {
     process.execPath, '--enable-source-maps', 'scripts/uvu.mjs', 'dist/test', only ? `${only}.*\\.test\\.js$` : '\\.test\\.js$'];
   // A hung suite must not hold CI until its deadline: each shape gets at most 15 minutes.
   const times = `coverage/times-${shape}.txt`;
+  rmSync(times, { force: true }); // a file left by an earlier run would be read as this run's
   const r = spawnSync(process.execPath, args, { env: { ...process.env, SVC_TEST_SHAPE: shape, SVC_TEST_TIMES: times }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 15 * 60_000, killSignal: 'SIGKILL' });
   if (r.error) console.error(`shape ${shape}: ${r.error.message}`);
   process.stdout.write(r.stdout);

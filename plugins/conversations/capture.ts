@@ -4,55 +4,31 @@ import type { ChatMessage, ToolCall } from '../../kernel/index.js';
 /** Replies larger than this are not kept in history (a bound on memory per request). */
 const maxCaptured = 8 * 1024 * 1024;
 
-type Write = (...a: unknown[]) => unknown;
-const tapOf = Symbol('svc.replyTap');
-type Tapped = ServerResponse & { [tapOf]: ReplyTap };
-
 /**
  * Keeps a copy of what the reply writes, so the conversation's history gets the reply as the
  * client saw it, whole or streamed, whichever model and retry produced it. Only requests that
- * name a conversation are tapped. The response's write and end are replaced by two functions
- * shared by every tapped response (they find the tap on the response) rather than closures and
- * bound copies made per request, which kept the request's whole scope reachable from the
- * response.
+ * name a conversation are tapped.
  */
-export class ReplyTap {
-  private readonly parts: Buffer[] = [];
-  private size = 0;
-  readonly write: Write;
-  readonly end: Write;
-
-  constructor(res: ServerResponse) {
-    this.write = res.write as unknown as Write;
-    this.end = res.end as unknown as Write;
-    (res as Tapped)[tapOf] = this;
-    res.write = tappedWrite as ServerResponse['write'];
-    res.end = tappedEnd as ServerResponse['end'];
-  }
-
-  keep(chunk: unknown, encoding?: unknown): void {
-    if (chunk === undefined || chunk === null || typeof chunk === 'function' || this.size > maxCaptured) return;
+export function tapResponse(res: ServerResponse): () => string | null {
+  const parts: Buffer[] = [];
+  let size = 0;
+  const keep = (chunk: unknown, encoding?: unknown): void => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function' || size > maxCaptured) return;
     const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
-    this.size += b.length;
-    this.parts.push(b);
-  }
-
-  /** What the reply wrote, or null when it was larger than kept. */
-  text(): string | null {
-    return this.size > maxCaptured ? null : Buffer.concat(this.parts).toString('utf8');
-  }
-}
-
-function tappedWrite(this: Tapped, ...a: unknown[]): unknown {
-  const tap = this[tapOf];
-  tap.keep(a[0], a[1]);
-  return tap.write.apply(this, a);
-}
-
-function tappedEnd(this: Tapped, ...a: unknown[]): unknown {
-  const tap = this[tapOf];
-  tap.keep(a[0], a[1]);
-  return tap.end.apply(this, a);
+    size += b.length;
+    parts.push(b);
+  };
+  const write = res.write.bind(res) as (...a: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
+  res.write = ((...a: unknown[]) => {
+    keep(a[0], a[1]);
+    return write(...a);
+  }) as ServerResponse['write'];
+  res.end = ((...a: unknown[]) => {
+    keep(a[0], a[1]);
+    return end(...a);
+  }) as ServerResponse['end'];
+  return () => (size > maxCaptured ? null : Buffer.concat(parts).toString('utf8'));
 }
 
 type Delta = { content?: string | null; tool_calls?: Array<Partial<ToolCall> & { index: number; function?: { name?: string; arguments?: string } }> };

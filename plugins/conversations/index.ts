@@ -1,5 +1,5 @@
 import { AdminApiToken, BatchWriter, ConversationsToken, definePlugin, GatewayError, RetentionToken, StoreToken, Type, defineToken, type PluginContext } from '../../kernel/index.js';
-import { newMessages, replyMessage, ReplyTap } from './capture.js';
+import { newMessages, replyMessage, tapResponse } from './capture.js';
 import { migrations } from './migrations.js';
 import { conversationRetention } from './retention-kinds.js';
 import { conversationRoutes } from './routes.js';
@@ -40,7 +40,7 @@ export default definePlugin({
     const conversations = new Conversations(store, writer);
     ctx.provide(ConversationsToken, conversations);
     ctx.provide(ConversationsFlushToken, () => conversations.flush());
-    const captured = new WeakMap<object, ReplyTap>();
+    const captured = new WeakMap<object, () => string | null>();
 
     ctx.hook('conversation', async (rc) => {
       const raw = rc.req.headers[header];
@@ -50,15 +50,15 @@ export default definePlugin({
       const conv = id.length <= 100 ? await conversations.get(p.workspaceId, p.personId, id) : undefined;
       if (!conv) throw new GatewayError('not_found', 'No such conversation in this workspace, or not yours. Create one first.', { param: header });
       rc.state.conversation = conv;
-      captured.set(rc, new ReplyTap(rc.res));
+      captured.set(rc, tapResponse(rc.res));
     });
     ctx.hook('settle', (rc) => {
       const conv = rc.state.conversation;
-      const tap = captured.get(rc);
+      const read = captured.get(rc);
       const out = rc.state.outcome;
       // Only finished exchanges become history: a refusal or a reply that broke off adds nothing.
-      if (!conv || !tap || out?.status !== 200 || out.errorCode || out.clientClosed) return;
-      const text = tap.text();
+      if (!conv || !read || out?.status !== 200 || out.errorCode || out.clientClosed) return;
+      const text = read();
       const reply = text === null ? null : replyMessage(text, rc.state.chat!.stream);
       if (!reply) return;
       // An approval's answer resends the stopped request's messages, which history already holds.
