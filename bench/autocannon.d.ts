@@ -19,6 +19,8 @@ declare module 'autocannon' {
 
   interface Result {
     totalCompletedRequests: number;
+    /** `total`: responses received (any status). */
+    requests: { total: number };
     errors: number;
     timeouts: number;
     non2xx: number;

@@ -187,6 +187,7 @@ async function main(): Promise<void> {
 if (process.argv.includes('--profile')) await import('./profile.js');
 else if (process.argv.includes('--allocations')) await import('./allocations.js');
 else if (process.argv.includes('--modules')) await import('./modules.js');
+else if (process.argv.includes('--survival')) await import('./survival.js');
 else {
   main().catch((err: unknown) => {
     process.stderr.write(`bench: ${(err as Error).stack ?? String(err)}\n`);

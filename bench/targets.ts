@@ -49,11 +49,11 @@ export function directTarget(mockPort: number): Target {
   return { name: 'direct', url: `http://127.0.0.1:${mockPort}`, apiKey: 'sk-direct', pid: undefined, model: (id) => id, stop: async () => {} };
 }
 
-export async function startBare(mockPort: number, logDir: string): Promise<Target> {
+export async function startBare(mockPort: number, logDir: string, nodeFlags: string[] = []): Promise<Target> {
   const apiKey = 'sk-bench-bare';
   const probe = eldProbe(logDir, 'bare');
   const alloc = allocProbe(logDir, 'bare');
-  const child = startNode([...probe.flags, ...alloc.flags, 'dist/bench/bare-proxy.js', '0', `http://127.0.0.1:${mockPort}/v1`], { ...process.env, ...probe.env, ...alloc.env, BARE_KEY: apiKey }, `${logDir}/bare-proxy.log`);
+  const child = startNode([...probe.flags, ...alloc.flags, ...nodeFlags, 'dist/bench/bare-proxy.js', '0', `http://127.0.0.1:${mockPort}/v1`], { ...process.env, ...probe.env, ...alloc.env, BARE_KEY: apiKey }, `${logDir}/bare-proxy.log`);
   await waitReady(child, 'bare proxy', readyLine(child), 10_000);
   const port = readyPort(child)!;
   return { name: 'bare', url: `http://127.0.0.1:${port}`, apiKey, pid: child.pid, eldFile: probe.env.BENCH_ELD_FILE, allocFile: alloc.env.BENCH_ALLOC_FILE, model: (id) => id, stop: () => child.stop() };

@@ -7,6 +7,7 @@ export { definePlugin, type Plugin, type PluginContext, type PluginCommand } fro
 export { phaseNames, type PhaseName, type PhaseHooks, type Compensation } from './pipeline/phases.js';
 export { newRequestContext, type RequestContext } from './pipeline/context.js';
 export { compensate, type Pipeline } from './pipeline/pipeline.js';
+export { Roster } from './pipeline/roster.js';
 export { errorTable, GatewayError, isGatewayError, toGatewayError, describeFailure, type ErrorCode, type ErrorDetails } from './errors/index.js';
 export type { LogEvents, LogValue } from './log/events.js';
 export { createLogger, type Logger } from './log/logger.js';

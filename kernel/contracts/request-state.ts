@@ -106,6 +106,7 @@ export interface AttemptRecord {
 export interface RequestState {
   principal?: Principal; // authenticate
   chat?: ChatRequest; // validate
+  runningSlot?: number; // validate (identity: the request's place among those running on this replica)
   needs?: RequestNeeds; // validate
   selection?: Selection; // select
   candidates: CatalogModel[]; // select, narrowed by capabilities and hold

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestContext } from './context.js';
 import type { DurableWrite } from '../store/group-commit.js';
 import { isPhaseName, phaseNames, type Compensation, type PhaseHooks, type PhaseName } from './phases.js';
+import { Roster } from './roster.js';
 
 const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
 
@@ -16,8 +17,8 @@ interface Registered { plugin: string; fn: PhaseHooks[PhaseName] }
  */
 export class Pipeline {
   private readonly hooks = new Map<PhaseName, Registered[]>(phaseNames.map((p) => [p, []]));
-  /** Settles under way: their hooks, then their commit and what waits for it. */
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Settles under way: their hooks, then their commit and what waits for it (a Roster: roster.ts says why not a Set). */
+  private readonly inFlight = new Roster<Promise<void>>();
 
   add<P extends PhaseName>(phase: P, plugin: string, fn: PhaseHooks[P]): void {
     if (!isPhaseName(phase)) {
@@ -86,13 +87,13 @@ export class Pipeline {
     // As GroupCommit.idle: wait in short steps, so a settle begun meanwhile is waited for too.
     const end = Date.now() + graceMs;
     while (this.inFlight.size > 0 && Date.now() < end) {
-      await Promise.race([Promise.all(this.inFlight), sleep(Math.min(50, end - Date.now()), undefined, { ref: false })]);
+      await Promise.race([Promise.all(this.inFlight.values()), sleep(Math.min(50, end - Date.now()), undefined, { ref: false })]);
     }
   }
 
   private track(p: Promise<void>): Promise<void> {
-    this.inFlight.add(p);
-    void p.finally(() => this.inFlight.delete(p));
+    const slot = this.inFlight.add(p);
+    void p.finally(() => this.inFlight.remove(slot, p));
     return p;
   }
 

@@ -1,4 +1,4 @@
-import { GatewayError, type Logger, type RequestContext } from '../../kernel/index.js';
+import { GatewayError, Roster, type Logger, type RequestContext } from '../../kernel/index.js';
 import { credentialOf } from './resolver.js';
 import { revocationOf, type Grant, type RevocationReason } from './revocation.js';
 import { sha256 } from './secrets.js';
@@ -7,6 +7,8 @@ import type { Snapshot } from './snapshot.js';
 interface Running extends Grant {
   rctx: RequestContext;
   keyPrefix: string | null;
+  /** Its place in the roster (also in `rctx.state.runningSlot`, for `forget`). */
+  slot: number;
 }
 
 /**
@@ -31,7 +33,7 @@ export const revokedError = (): GatewayError =>
  * running.recheck(newSnapshot);       // SnapshotSync onLoaded
  */
 export class RunningRequests {
-  private readonly requests = new Map<RequestContext, Running>();
+  private readonly requests = new Roster<Running>();
 
   constructor(private readonly log: Logger) {}
 
@@ -53,14 +55,19 @@ export class RunningRequests {
       sessionExpiresAt = snap.sessionsByHash.get(sessionHash)?.expiresAt ?? sessionExpiresAt;
     }
     const keyPrefix = principal.keyId === null ? null : (snap.keysById.get(principal.keyId)?.prefix ?? null);
-    const r: Running = { rctx, principal, sessionHash, sessionExpiresAt, keyPrefix };
-    this.requests.set(rctx, r);
+    const r: Running = { rctx, principal, sessionHash, sessionExpiresAt, keyPrefix, slot: -1 };
+    rctx.state.runningSlot = r.slot = this.requests.add(r);
     const reason = revocationOf(r, snap);
     if (reason) this.stop(r, reason);
   }
 
   forget(rctx: RequestContext): void {
-    this.requests.delete(rctx);
+    const slot = rctx.state.runningSlot;
+    if (slot === undefined) return;
+    rctx.state.runningSlot = undefined;
+    const r = this.requests.at(slot);
+    // A request stopped by `recheck` left already, and its slot may be another request's now.
+    if (r?.rctx === rctx) this.requests.remove(slot, r);
   }
 
   /** Stops, once each, the running requests that `snap` no longer grants access. */
@@ -74,7 +81,7 @@ export class RunningRequests {
   }
 
   private stop(r: Running, reason: RevocationReason): void {
-    this.requests.delete(r.rctx);
+    this.requests.remove(r.slot, r);
     const { principal } = r;
     this.log.info('request.access_revoked', { request_id: r.rctx.id, principal: principal.via, key_id: principal.keyId, key_prefix: r.keyPrefix, reason });
     r.rctx.stop(revokedError());

@@ -91,6 +91,27 @@ test('a tracked request is stopped once, logged once, and forgotten; a finished 
   assert.is(running.size, 0);
 });
 
+test('a stopped request forgotten after its place went to another request leaves that one tracked', () => {
+  const running = new RunningRequests(createLogger('silent', new MemorySink()));
+  const revoked = world();
+  revoked.keysById.delete('key_1');
+  const stopped = request(keyPrincipal);
+  running.track(stopped, world());
+  running.recheck(revoked);
+  assert.ok(stopped.stopped.aborted);
+  assert.is(running.size, 0);
+  const next = request(sessionPrincipal, { authorization: `Bearer ${session}` });
+  running.track(next, world());
+  running.forget(stopped);
+  assert.is(running.size, 1, 'forgetting the stopped request did not remove the one that took its place');
+  const signedOut = world();
+  signedOut.sessionsByHash.clear();
+  running.recheck(signedOut);
+  assert.ok(next.stopped.aborted, 'the request in the reused place is still rechecked');
+  running.forget(next);
+  assert.is(running.size, 0);
+});
+
 test('a request whose access ended between authenticate and tracking is stopped at once', () => {
   const running = new RunningRequests(createLogger('silent', new MemorySink()));
   const signedOut = world();
