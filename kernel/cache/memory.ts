@@ -1,3 +1,4 @@
+import { ChurnMap } from '../pipeline/churn-map.js';
 import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
 
 interface Entry { value: string; expiresAt: number } // expiresAt 0 = no expiry
@@ -9,7 +10,8 @@ interface Entry { value: string; expiresAt: number } // expiresAt 0 = no expiry
 export class MemoryCache implements CachePort {
   readonly kind = 'memory' as const;
   private readonly data = new Map<string, Entry>();
-  private readonly sets = new Map<string, Map<string, number>>();
+  /** Tracking sets: members come and go with requests (hold records), so a ChurnMap each (churn-map.ts says why). */
+  private readonly sets = new Map<string, ChurnMap<number>>();
   private readonly channels = new Map<string, Set<(m: string) => void>>();
   private sweepAt = 0;
 
@@ -123,20 +125,20 @@ export class MemoryCache implements CachePort {
     return values;
   }
 
-  private zset(key: string): Map<string, number> {
+  private zset(key: string): ChurnMap<number> {
     let s = this.sets.get(key);
-    if (!s) this.sets.set(key, (s = new Map()));
+    if (!s) this.sets.set(key, (s = new ChurnMap()));
     return s;
   }
 
   async members(key: string): Promise<string[]> {
-    return [...(this.sets.get(key)?.keys() ?? [])];
+    return this.sets.get(key)?.keys() ?? [];
   }
 
   async expired(key: string, maxScore: number, limit: number): Promise<string[]> {
     const s = this.sets.get(key);
     if (!s || limit <= 0) return [];
-    return [...s].filter(([, score]) => score <= maxScore).sort((a, b) => a[1] - b[1]).slice(0, limit).map(([m]) => m);
+    return s.pairs().filter(([, score]) => score <= maxScore).sort((a, b) => a[1] - b[1]).slice(0, limit).map(([m]) => m);
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { ChurnMap } from '../../kernel/index.js';
 import type { TrackedHold } from './reservation.js';
 
 /** A hold this process took and has not ended; kept alive in the cache until settled. */
@@ -11,7 +12,8 @@ export interface Live {
 
 /** This process's holds in flight (the reaper keeps them alive; stop waits for none of them). */
 export class LiveHolds {
-  readonly all = new Map<string, Live>();
+  /** By hold id (a ChurnMap, not a Map: kernel/pipeline/churn-map.ts says why). */
+  readonly all = new ChurnMap<Live>();
 
   add(hold: TrackedHold, member: string, expiresAt: number): Live {
     const l: Live = { hold, member, expiresAt, ended: false };
