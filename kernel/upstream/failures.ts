@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors/index.js';
 import type { Usage } from '../contracts/chat.js';
 import type { UpstreamFailureHints } from '../contracts/upstream.js';
+import { CONNECT_TIMEOUT } from './pool.js';
 
 /**
  * The failures every vendor adapter reports the same way (providers/README.md §3): the spec's
@@ -102,11 +103,10 @@ export function streamInterrupted(ctx: UpstreamErrorContext, why: UpstreamFailur
   return err;
 }
 
-/** Sorts a thrown transport error (undici / Node socket codes) into a failure kind. */
+/** Sorts a thrown transport error (the pool's and Node's socket codes) into a failure kind. */
 export function transportFailureOf(err: unknown): UpstreamFailure {
   const code = (err as { code?: string } | null)?.code ?? '';
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'timeout';
-  if (code === 'UND_ERR_BODY_TIMEOUT') return 'idle';
+  if (code === CONNECT_TIMEOUT) return 'timeout';
   if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED'].includes(code)) return 'connect';
   return 'reset';
 }

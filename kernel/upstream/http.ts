@@ -1,8 +1,9 @@
-import { Pool, type Dispatcher } from 'undici';
+import type { IncomingMessage } from 'node:http';
 import type { ProviderSettings } from '../contracts/provider.js';
+import { UpstreamPool } from './pool.js';
 
-/** A response body as undici hands it over. */
-export type UpstreamBody = Dispatcher.ResponseData['body'];
+/** A response body as the pool hands it over. */
+export type UpstreamBody = IncomingMessage;
 
 /**
  * One timer that aborts an upstream call: a deadline first (the wait for the first byte), then
@@ -97,14 +98,14 @@ export function readUpstreamText(body: UpstreamBody, limit: number): Promise<str
 /** A provider's HTTP endpoint: its keep-alive pool and base path; `undefined` pool when the address is not http(s). */
 export interface UpstreamEndpoint {
   url: URL | undefined;
-  pool: Pool | undefined;
+  pool: UpstreamPool | undefined;
   /** The address's path without a trailing slash, prefixed to every call. */
   base: string;
 }
 
 /**
- * The keep-alive pool for one provider. `connectMs` bounds connecting; undici's own header and
- * body timeouts are off, because every call carries a CallDeadline with its own (possibly
+ * The keep-alive pool for one provider (pool.ts). `connectMs` bounds connecting; the pool has no
+ * header or body timeouts, because every call carries a CallDeadline with its own (possibly
  * per-model) limits, which a pool-wide timeout would cut short. An invalid address never throws here.
  *
  * @example
@@ -114,9 +115,7 @@ export function upstreamEndpoint(settings: ProviderSettings, connections = 128):
   const parsed = URL.canParse(settings.address) ? new URL(settings.address) : undefined;
   const url = parsed?.protocol === 'http:' || parsed?.protocol === 'https:' ? parsed : undefined;
   const t = settings.timeouts;
-  const pool = url
-    ? new Pool(url.origin, { connections, connectTimeout: t.connectMs, headersTimeout: 0, bodyTimeout: 0 })
-    : undefined;
+  const pool = url ? new UpstreamPool(url, { connections, connectTimeout: t.connectMs }) : undefined;
   return { url, pool, base: (url?.pathname ?? '').replace(/\/+$/, '') };
 }
 
@@ -126,7 +125,7 @@ export function upstreamEndpoint(settings: ProviderSettings, connections = 128):
  * @example
  * await closeUpstream(pool, 5000);
  */
-export async function closeUpstream(pool: Pool | undefined, graceMs: number): Promise<void> {
+export async function closeUpstream(pool: UpstreamPool | undefined, graceMs: number): Promise<void> {
   if (!pool) return;
   let timer: NodeJS.Timeout | undefined;
   const forced = new Promise<void>((done) => {

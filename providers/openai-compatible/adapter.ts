@@ -1,5 +1,4 @@
-import { Pool, type Dispatcher } from 'undici';
-import { closeUpstream, GatewayError, isGatewayError, jsonBody, malformedInARow, readUpstreamText, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter } from '../../kernel/index.js';
+import { closeUpstream, GatewayError, isGatewayError, jsonBody, malformedInARow, readUpstreamText, UpstreamPool, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter, type UpstreamBody, type UpstreamResponse } from '../../kernel/index.js';
 import type { ProviderCheckStatus, ProviderSettings, UpstreamCall, Usage } from '../../kernel/index.js';
 import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } from './transform.js';
 import { SseDecoder } from './sse.js';
@@ -16,7 +15,7 @@ export interface AdapterSettings extends ProviderSettings {
   quirks?: VendorQuirks;
 }
 
-type Body = Dispatcher.ResponseData['body'];
+type Body = UpstreamBody;
 const replyLimit = 64 * 1024 * 1024;
 const errorLimit = 1024 * 1024;
 
@@ -26,7 +25,7 @@ function target(address: string): URL | undefined {
 }
 
 /**
- * The adapter for any Chat-Completions-compatible server (ARCHITECTURE.md §6): one undici Pool per
+ * The adapter for any Chat-Completions-compatible server (ARCHITECTURE.md §6): one UpstreamPool per
  * provider with keep-alive connections. `connectMs` bounds connecting; a stream's `firstByteMs` the
  * wait for the response headers, `firstTokenMs` the wait for its first chunk, `idleMs` each gap;
  * a whole reply's `totalMs` the whole exchange. The call's signal aborts the upstream request, so a
@@ -34,7 +33,7 @@ function target(address: string): URL | undefined {
  */
 export class OpenAICompatibleAdapter implements ProviderAdapter {
   private readonly url: URL | undefined;
-  private readonly pool: Pool | undefined;
+  private readonly pool: UpstreamPool | undefined;
   private readonly base: string;
   private closing: Promise<void> | undefined;
 
@@ -42,16 +41,8 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     this.url = target(settings.address);
     this.base = (this.url?.pathname ?? '').replace(/\/+$/, '');
     const t = settings.timeouts;
-    this.pool = this.url
-      ? new Pool(this.url.origin, {
-          connections: settings.connections ?? 128,
-          connectTimeout: t.connectMs,
-          // The call's own timers apply each deadline (a model may lengthen them); undici's are off.
-          // keepAliveTimeout stays at undici's 4 s, under the 5 s idle close of uvicorn, Node and httplib.
-          headersTimeout: 0,
-          bodyTimeout: 0,
-        })
-      : undefined;
+    // The call's own timers apply each deadline (a model may lengthen them); the pool has none.
+    this.pool = this.url ? new UpstreamPool(this.url, { connections: settings.connections ?? 128, connectTimeout: t.connectMs }) : undefined;
   }
 
   /** What error messages must never carry (the settings are fixed for the adapter's life: made once). */
@@ -74,11 +65,11 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     return this.settings.quirks?.request ? this.settings.quirks.request(call) : toVendorRequest(call);
   }
 
-  private vendorError(status: number, headers: Dispatcher.ResponseData['headers'], body: unknown, ctx: ErrorContext): ReturnType<typeof fromVendorError> {
+  private vendorError(status: number, headers: UpstreamResponse['headers'], body: unknown, ctx: ErrorContext): ReturnType<typeof fromVendorError> {
     return this.settings.quirks?.error ? this.settings.quirks.error(status, headers, body, ctx) : fromVendorError(status, headers, body, ctx);
   }
 
-  private async post(value: unknown, stream: boolean, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  private async post(value: unknown, stream: boolean, signal: AbortSignal): Promise<UpstreamResponse> {
     if (!this.pool) throw new Error('invalid provider address');
     // A large body (attachments) is encoded a slice at a time, off the event loop's long turns.
     const { body, length } = await jsonBody(value);
@@ -126,7 +117,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     const limits = callDeadlines(this.settings.timeouts, call);
     const deadline = new Deadline();
     deadline.arm(limits.firstByteMs, 'timeout');
-    let res: Dispatcher.ResponseData;
+    let res: UpstreamResponse;
     try {
       const body = this.body({ model: call.model, request: { ...call.request, stream: true } });
       res = await this.post(body, true, deadline.follow(call.signal));
@@ -243,7 +234,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
         signal: AbortSignal.any([signal, deadline.signal]),
       });
       if (check?.refused) return check.refused(res.statusCode, await readUpstreamText(res.body, errorLimit)) ? 'key_refused' : 'connected';
-      await res.body.dump({ limit: errorLimit }).catch(() => undefined);
+      await readUpstreamText(res.body, errorLimit).catch(() => undefined);
       // Any HTTP answer proves something listens at the address (SPEC "Provider check result").
       return res.statusCode === 401 || res.statusCode === 403 ? 'key_refused' : 'connected';
     } catch {

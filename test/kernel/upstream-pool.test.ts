@@ -1,0 +1,167 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import net from 'node:net';
+import { once } from 'node:events';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CONNECT_TIMEOUT, readUpstreamText, transportFailureOf, UpstreamPool } from '../../kernel/index.js';
+
+const test = suite('kernel: upstream pool (keep-alive connections to a provider)');
+
+interface Upstream {
+  url: URL;
+  connections: number;
+  /** Requests that arrived, in order: method, path, headers and body. */
+  seen: { method: string; path: string; headers: http.IncomingHttpHeaders; body: string }[];
+  /** How the next requests are answered (default: 200 with a small JSON body). */
+  answer: (req: http.IncomingMessage, res: http.ServerResponse) => void;
+  close(): Promise<void>;
+}
+
+async function upstream(): Promise<Upstream> {
+  const state: Upstream = {
+    url: new URL('http://127.0.0.1'),
+    connections: 0,
+    seen: [],
+    answer: (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),
+    close: async () => undefined,
+  };
+  const server = http.createServer(async (req, res) => {
+    const parts: Buffer[] = [];
+    for await (const p of req) parts.push(p as Buffer);
+    state.seen.push({ method: req.method!, path: req.url!, headers: req.headers, body: Buffer.concat(parts).toString() });
+    state.answer(req, res);
+  });
+  server.on('connection', () => state.connections++);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  state.url = new URL(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}/v1`);
+  state.close = () => new Promise((done) => server.close(() => done()).closeAllConnections());
+  return state;
+}
+
+test('sends method, path, headers and body; reuses one keep-alive connection for calls in a row', async () => {
+  const up = await upstream();
+  const pool = new UpstreamPool(up.url, { connections: 8, connectTimeout: 1000 });
+  try {
+    for (let i = 0; i < 5; i++) {
+      const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: `{"n":${i}}` });
+      assert.is(res.statusCode, 200);
+      assert.is(res.headers['content-type'], 'application/json');
+      assert.is(await readUpstreamText(res.body, 1024), '{"ok":true}');
+    }
+    assert.is(up.seen.length, 5);
+    assert.equal(up.seen[4], { method: 'POST', path: '/v1/chat/completions', headers: up.seen[4]!.headers, body: '{"n":4}' });
+    assert.is(up.seen[4]!.headers.authorization, 'Bearer k');
+    // The whole body is known: sent with its length, not chunked (some vendors refuse chunked bodies).
+    assert.is(up.seen[4]!.headers['content-length'], '7');
+    assert.is(up.seen[4]!.headers['transfer-encoding'], undefined);
+    assert.is(up.connections, 1, 'calls in a row share one connection');
+  } finally {
+    await pool.destroy();
+    await up.close();
+  }
+});
+
+test('never opens more than `connections` at once: further calls wait for a free one', async () => {
+  const up = await upstream();
+  up.answer = (_req, res) => setTimeout(() => res.writeHead(200).end('x'), 30);
+  const pool = new UpstreamPool(up.url, { connections: 2, connectTimeout: 1000 });
+  try {
+    const calls = Array.from({ length: 6 }, () => pool.request({ path: '/v1/models', method: 'GET' }).then((r) => readUpstreamText(r.body, 10)));
+    assert.equal(await Promise.all(calls), ['x', 'x', 'x', 'x', 'x', 'x']);
+    assert.is(up.connections, 2);
+  } finally {
+    await pool.destroy();
+    await up.close();
+  }
+});
+
+test('an aborted signal ends the call: before the answer the request rejects, after it the body fails', async () => {
+  const up = await upstream();
+  const pool = new UpstreamPool(up.url, { connections: 2, connectTimeout: 1000 });
+  try {
+    up.answer = () => undefined; // never answers
+    const controller = new AbortController();
+    const pending = pool.request({ path: '/v1/chat/completions', method: 'POST', body: '{}', signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('client left')), 50);
+    const err = await pending.then(() => undefined, (e: unknown) => e as Error);
+    assert.ok(err, 'the call rejected');
+    assert.is(err!.name, 'AbortError');
+
+    up.answer = (_req, res) => res.writeHead(200).write('partial'); // headers and some body, then silence
+    const late = new AbortController();
+    const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', body: '{}', signal: late.signal });
+    const reading = readUpstreamText(res.body, 1024).then(() => 'read', () => 'failed');
+    late.abort(new Error('client left'));
+    assert.is(await reading, 'failed', 'the body does not end as if it were whole');
+
+    assert.is(await pool.request({ path: '/v1/models', method: 'GET', signal: AbortSignal.abort(new Error('gone')) }).catch((e: Error) => e.message), 'gone', 'an already aborted signal sends nothing');
+  } finally {
+    await pool.destroy();
+    await up.close();
+  }
+});
+
+test('transport failures sort as the spec needs: refused → connect, closed before answering → reset', async () => {
+  const closed = net.createServer();
+  closed.listen(0, '127.0.0.1');
+  await once(closed, 'listening');
+  const port = (closed.address() as net.AddressInfo).port;
+  await new Promise((done) => closed.close(done));
+  const refused = new UpstreamPool(new URL(`http://127.0.0.1:${port}`), { connections: 2, connectTimeout: 1000 });
+  assert.is(transportFailureOf(await refused.request({ path: '/', method: 'GET' }).catch((e: unknown) => e)), 'connect');
+  await refused.destroy();
+
+  const up = await upstream();
+  up.answer = (req) => req.socket.destroy();
+  const pool = new UpstreamPool(up.url, { connections: 2, connectTimeout: 1000 });
+  try {
+    const err = await pool.request({ path: '/v1/chat/completions', method: 'POST', body: '{}' }).catch((e: unknown) => e);
+    assert.is(transportFailureOf(err), 'reset');
+  } finally {
+    await pool.destroy();
+    await up.close();
+  }
+});
+
+test('a connection that cannot be established within connectTimeout fails as a timeout', async () => {
+  // A listener that never accepts, its queue filled: the kernel drops further SYNs, so connecting hangs.
+  const child: ChildProcess = spawn('python3', ['-c', 'import socket,sys,time\ns=socket.socket()\ns.bind(("127.0.0.1",0))\ns.listen(0)\nprint(s.getsockname()[1],flush=True)\ntime.sleep(60)'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+    const port = Number(line.toString().trim());
+    const fillers: net.Socket[] = [];
+    for (let i = 0; i < 3; i++) fillers.push(net.connect(port, '127.0.0.1').on('error', () => undefined));
+    await new Promise((r) => setTimeout(r, 100));
+    const pool = new UpstreamPool(new URL(`http://127.0.0.1:${port}`), { connections: 2, connectTimeout: 200 });
+    const started = Date.now();
+    const err = (await pool.request({ path: '/', method: 'GET' }).catch((e: unknown) => e)) as { code?: string };
+    assert.is(err.code, CONNECT_TIMEOUT);
+    assert.is(transportFailureOf(err), 'timeout');
+    assert.ok(Date.now() - started < 5000, 'failed at the connect deadline, not the system one');
+    for (const s of fillers) s.destroy();
+    await pool.destroy();
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
+test('close() lets calls in flight finish, then refuses new ones', async () => {
+  const up = await upstream();
+  up.answer = (_req, res) => setTimeout(() => res.writeHead(200).end('done'), 80);
+  const pool = new UpstreamPool(up.url, { connections: 2, connectTimeout: 1000 });
+  try {
+    const inFlight = pool.request({ path: '/v1/models', method: 'GET' }).then((r) => readUpstreamText(r.body, 10));
+    await new Promise((r) => setTimeout(r, 10));
+    const closing = pool.close();
+    assert.is(await inFlight, 'done');
+    await closing;
+    const err = (await pool.request({ path: '/v1/models', method: 'GET' }).catch((e: unknown) => e)) as { code?: string };
+    assert.is(err.code, 'UPSTREAM_CLOSED');
+  } finally {
+    await up.close();
+  }
+});
+
+test.run();
