@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { copyFileSync, existsSync, linkSync, mkdirSync, statSync } from 'node:fs';
+import { copyFileSync, renameSync, existsSync, linkSync, mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,8 +23,13 @@ export function sandboxRuntime(): string {
   mkdirSync(join(dir, 'bin'), { recursive: true, mode: 0o755 });
   try {
     linkSync(process.execPath, node);
-  } catch {
-    copyFileSync(process.execPath, node);
+  } catch (err) {
+    // The other shape's suites (they run side by side) may have linked it a moment ago: never copy
+    // over a link, which would write into this very binary.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return node;
+    const staged = `${node}.${process.pid}`;
+    copyFileSync(process.execPath, staged);
+    renameSync(staged, node);
   }
   return node;
 }
