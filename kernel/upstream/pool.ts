@@ -47,12 +47,18 @@ export const CONNECT_TIMEOUT = 'UPSTREAM_CONNECT_TIMEOUT';
 export class UpstreamPool {
   private readonly agent: http.Agent;
   private readonly transport: typeof http | typeof https;
+  /** The host name without an IPv6 literal's brackets, worked out once rather than per call. */
+  private readonly hostname: string;
+  /** TLS connections are ready on `secureConnect` (after the handshake), plain ones on `connect`. */
+  private readonly readyEvent: 'connect' | 'secureConnect';
   private inFlight = 0;
   private idle: (() => void) | undefined;
   private closed = false;
 
   constructor(private readonly origin: URL, private readonly options: UpstreamPoolOptions) {
     this.transport = origin.protocol === 'https:' ? https : http;
+    this.hostname = origin.hostname.replace(/^\[|\]$/g, '');
+    this.readyEvent = origin.protocol === 'https:' ? 'secureConnect' : 'connect';
     const agentOptions = { keepAlive: true, maxSockets: options.connections, timeout: options.keepAliveTimeout ?? 4000, scheduling: 'lifo' as const };
     this.agent = origin.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
   }
@@ -66,7 +72,7 @@ export class UpstreamPool {
       const out = this.transport.request({
         agent: this.agent,
         protocol: this.origin.protocol,
-        hostname: this.origin.hostname.replace(/^\[|\]$/g, ''),
+        hostname: this.hostname,
         port: this.origin.port || undefined,
         path: req.path,
         method: req.method,
@@ -82,10 +88,12 @@ export class UpstreamPool {
         if (--this.inFlight === 0) this.idle?.();
       };
       out.once('socket', (socket: Socket) => {
-        // A reused keep-alive socket is connected already; a new one gets the connect deadline.
+        // A reused keep-alive socket is connected already; a new one gets the connect deadline,
+        // which covers the TLS handshake too: a TLS peer that accepts TCP and never answers the
+        // handshake is as dead as one that never accepts.
         if (!socket.connecting) return;
         connectTimer = setTimeout(() => out.destroy(Object.assign(new Error('connect timed out'), { code: CONNECT_TIMEOUT })), this.options.connectTimeout);
-        socket.once('connect', () => clearTimeout(connectTimer));
+        socket.once(this.readyEvent, () => clearTimeout(connectTimer));
       });
       let answered = false;
       out.once('response', (res: IncomingMessage) => {

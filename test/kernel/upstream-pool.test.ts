@@ -147,6 +147,27 @@ test('a connection that cannot be established within connectTimeout fails as a t
   }
 });
 
+test('an https origin that accepts TCP but never answers the TLS handshake fails as a timeout', async () => {
+  // Accepts the connection and reads the ClientHello, never replies: the deadline must cover the handshake.
+  const silent = net.createServer((socket) => socket.on('data', () => undefined));
+  silent.listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  const port = (silent.address() as net.AddressInfo).port;
+  const pool = new UpstreamPool(new URL(`https://127.0.0.1:${port}`), { connections: 2, connectTimeout: 200 });
+  try {
+    // Without a deadline over the handshake the call would wait forever: fail the test instead.
+    let guard: NodeJS.Timeout | undefined;
+    const hung = new Promise<{ code: string }>((resolve) => (guard = setTimeout(() => resolve({ code: 'still waiting after 5 s' }), 5000)));
+    const err = (await Promise.race([pool.request({ path: '/', method: 'GET' }).catch((e: unknown) => e), hung])) as { code?: string };
+    clearTimeout(guard);
+    assert.is(err.code, CONNECT_TIMEOUT);
+    assert.is(transportFailureOf(err), 'timeout');
+  } finally {
+    await pool.destroy();
+    await new Promise((done) => silent.close(done));
+  }
+});
+
 test('close() lets calls in flight finish, then refuses new ones', async () => {
   const up = await upstream();
   up.answer = (_req, res) => setTimeout(() => res.writeHead(200).end('done'), 80);

@@ -24,8 +24,8 @@ export function sandboxRuntime(): string {
   try {
     linkSync(process.execPath, node);
   } catch (err) {
-    // The other shape's suites (they run side by side) may have linked it a moment ago: never copy
-    // over a link, which would write into this very binary.
+    // Another test process (a second checkout's run, a suite started by hand) may have linked it a
+    // moment ago: never copy over a link, which would write into this very binary.
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return node;
     const staged = `${node}.${process.pid}`;
     copyFileSync(process.execPath, staged);
