@@ -1,12 +1,12 @@
 import dc from 'node:diagnostics_channel';
-import { writeFileSync } from 'node:fs';
+import { openSync, readSync, writeFileSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { isMainThread, Worker } from 'node:worker_threads';
 import { codes } from './timeline.js';
 
 /**
  * A request timeline of any Node HTTP gateway, preloaded with `--import`: the moments each request
- * is received, sent upstream (undici), answered upstream and answered to the client, plus every GC
+ * is received, sent upstream (undici or node:http), answered upstream and answered to the client, plus every GC
  * pause and every message to a worker thread, written at exit as (code, ms) pairs for
  * `timeline.ts`. Recording costs two array stores per event; nothing is allocated per event.
  *
@@ -33,10 +33,29 @@ function start(): void {
   }
 
   const on = (channel: string, code: number): void => dc.subscribe(channel, () => record(code));
+  // Where the main thread was while a call waited for the upstream's answer: idle in the event
+  // loop's poll (libuv's idle time, exact), or waiting for a CPU while runnable (the run-queue
+  // delay of /proc/thread-self/schedstat, brought up to date whenever the thread gets a CPU); the
+  // rest of the wait the loop was busy. Read when a call is sent and when its answer is read.
+  const stat = openSync('/proc/thread-self/schedstat', 'r');
+  const statBuf = Buffer.alloc(96);
+  const cpu = (channel: string): void =>
+    dc.subscribe(channel, () => {
+      record(codes.loopIdle, performance.eventLoopUtilization().idle);
+      const n = readSync(stat, statBuf, 0, statBuf.length, 0);
+      const fields = statBuf.toString('latin1', 0, n).split(' ');
+      record(codes.threadQueued, Number(fields[1]) / 1e6);
+    });
   on('http.server.request.start', codes.received);
   on('undici:request:create', codes.upstreamCreated);
   on('undici:client:sendHeaders', codes.upstreamHeadersSent);
   on('undici:request:headers', codes.upstreamAnswered);
+  // node:http's client (svc's providers since kernel/upstream/pool.ts): created, sent, answered.
+  on('http.client.request.created', codes.upstreamCreated);
+  on('http.client.request.start', codes.upstreamHeadersSent);
+  cpu('http.client.request.start');
+  on('http.client.response.finish', codes.upstreamAnswered);
+  cpu('http.client.response.finish');
   on('http.server.response.finish', codes.answered);
 
   new PerformanceObserver((list) => {

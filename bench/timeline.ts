@@ -11,10 +11,13 @@ export const codes = {
   gcStart: 10,
   gcEnd: 20,
   workerPost: 30,
+  /** The event loop's idle time so far, then the main thread's time waiting for a CPU (runnable), in ms (in the time slot), recorded right after `upstreamHeadersSent` and `upstreamAnswered`. */
+  loopIdle: 40,
+  threadQueued: 41,
 } as const;
 
 /** One request at one connection: when it arrived, went upstream, was answered upstream, and answered. */
-interface Request { received: number; created?: number; sent?: number; upstream?: number; answered?: number }
+interface Request { received: number; created?: number; sent?: number; upstream?: number; answered?: number; idleSent?: number; idleAnswered?: number; queuedSent?: number; queuedAnswered?: number }
 interface Pause { start: number; end: number }
 
 const segments: Array<[string, (r: Required<Request>) => number]> = [
@@ -53,6 +56,13 @@ export function analyze(buf: Buffer, share = 0.5): string {
     else if (current && code === codes.upstreamHeadersSent) current.sent ??= at;
     else if (current && code === codes.upstreamAnswered) current.upstream ??= at;
     else if (current && code === codes.answered) current.answered ??= at;
+    else if (current && code === codes.loopIdle) {
+      if (current.upstream === undefined) current.idleSent ??= at;
+      else current.idleAnswered ??= at;
+    } else if (current && code === codes.threadQueued) {
+      if (current.upstream === undefined) current.queuedSent ??= at;
+      else current.queuedAnswered ??= at;
+    }
   }
   const whole = requests.filter((r): r is Required<Request> => r.created !== undefined && r.sent !== undefined && r.upstream !== undefined && r.answered !== undefined);
   const use = whole.slice(-Math.floor(whole.length * share));
@@ -62,6 +72,17 @@ export function analyze(buf: Buffer, share = 0.5): string {
   const inWindow = pauses.filter((p) => p.end >= from && p.start <= to);
   const overlapsPause = (r: Required<Request>): boolean => inWindow.some((p) => p.start < r.answered && p.end > r.received);
   const hadPost = (r: Required<Request>): boolean => posts.some((t) => t >= r.received && t < r.answered);
+  // Of the wait for the upstream's answer, how much the event loop was idle, and how much the main
+  // thread was runnable but waiting for a CPU; the rest the loop was busy.
+  const busyShare = (rs: Required<Request>[]): string => {
+    const xs = rs.filter((r) => r.idleSent !== undefined && r.idleAnswered !== undefined && r.queuedSent !== undefined && r.queuedAnswered !== undefined);
+    if (xs.length === 0) return 'not recorded';
+    const sum = (f: (r: Required<Request>) => number) => xs.reduce((a, r) => a + f(r), 0) / xs.length;
+    const wait = sum((r) => r.upstream - r.sent);
+    const idle = sum((r) => r.idleAnswered - r.idleSent);
+    const queued = sum((r) => r.queuedAnswered - r.queuedSent);
+    return `wait ${us(wait)} µs: loop idle ${us(idle)} µs, queued for a CPU ${us(queued)} µs, loop busy ${us(wait - idle - queued)} µs`;
+  };
   const threshold = quantile(use.map((r) => r.answered - r.received), 0.99);
   const slow = use.filter((r) => r.answered - r.received >= threshold);
   const rest = use.filter((r) => r.answered - r.received < threshold);
@@ -77,6 +98,7 @@ export function analyze(buf: Buffer, share = 0.5): string {
     '',
     `GC pauses in the window: ${inWindow.length}, mean ${mean(inWindow.map((p) => p.end - p.start)).toFixed(2)} ms.`,
     `Slowest 1 % overlapping a GC pause: ${slow.filter(overlapsPause).length} of ${slow.length} (all requests: ${((100 * use.filter(overlapsPause).length) / use.length).toFixed(1)} %).`,
+    `Main thread while waiting for the upstream's answer, mean: slowest 1 % ${busyShare(slow)}; the rest ${busyShare(rest)}.`,
     `Slowest 1 % without a pause but with a message to a worker thread during them: ${slow.filter((r) => !overlapsPause(r) && hadPost(r)).length} of ${slow.filter((r) => !overlapsPause(r)).length} (all requests: ${((100 * use.filter(hadPost).length) / use.length).toFixed(1)} %).`,
   ];
   return lines.join('\n') + '\n';

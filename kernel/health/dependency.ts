@@ -1,5 +1,6 @@
 import { defineToken } from '../container/tokens.js';
 import type { Logger } from '../log/logger.js';
+import { Roster } from '../pipeline/roster.js';
 import type { CheckResult } from './registry.js';
 
 /** Thrown when a dependency call gets no answer within its deadline. */
@@ -64,8 +65,12 @@ export class Dependency {
   private waitingSince: number | null = null;
   private watchdog: NodeJS.Timeout | undefined;
   private readonly listeners: Array<(up: boolean) => void> = [];
-  /** Rejecters of the abandonable calls waiting now (reads, pings, cache commands). */
-  private readonly abandonable = new Set<() => void>();
+  /**
+   * Rejecters of the abandonable calls waiting now (reads, pings, cache commands). A Roster, not a
+   * Set: every call joins and leaves, and a Set's replaced hash tables kept each call's closure,
+   * its promises and the request awaiting them alive through scavenges (roster.ts says why).
+   */
+  private readonly abandonable = new Roster<() => void>();
 
   constructor(
     readonly name: string,
@@ -104,12 +109,13 @@ export class Dependency {
     let timer: NodeJS.Timeout | undefined;
     let settled = false;
     let giveUp: (() => void) | undefined;
+    let slot = -1;
     const deadline = new Promise<never>((_, reject) => {
       // A call that may be abandoned is, as soon as the dependency is found silent: the request
       // waiting on it is refused now rather than at its deadline.
       if (options.abandon || options.abandonWhenDown) {
         giveUp = () => reject(new DeadlineError(this.name, this.options.deadlineMs));
-        this.abandonable.add(giveUp);
+        slot = this.abandonable.add(giveUp);
       }
       timer = setTimeout(() => {
         // After this loop turn's I/O: an answer that arrived while the event loop was busy (a
@@ -125,7 +131,7 @@ export class Dependency {
     const work = fn().then(
       (v) => {
         settled = true;
-        if (giveUp) this.abandonable.delete(giveUp);
+        if (giveUp) this.abandonable.remove(slot, giveUp);
         this.pending--;
         clearTimeout(timer);
         this.answered();
@@ -133,7 +139,7 @@ export class Dependency {
       },
       (err: unknown) => {
         settled = true;
-        if (giveUp) this.abandonable.delete(giveUp);
+        if (giveUp) this.abandonable.remove(slot, giveUp);
         this.pending--;
         clearTimeout(timer);
         // Only a success brings it back up: a driver's own connect timeout is not always recognisable.
@@ -226,7 +232,7 @@ export class Dependency {
     this.errorCode = code;
     if (was !== null) return;
     this.log.warn('health.dependency_down', { component: this.name, error_code: code });
-    for (const giveUp of this.abandonable) giveUp();
+    for (const giveUp of this.abandonable.values()) giveUp();
     this.abandonable.clear();
     for (const l of this.listeners) l(false);
   }

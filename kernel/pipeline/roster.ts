@@ -47,6 +47,13 @@ export class Roster<T> {
     this.count--;
   }
 
+  /** Forgets every entry (a later `remove` of one of them does nothing). */
+  clear(): void {
+    this.slots.length = 0;
+    this.free.length = 0;
+    this.count = 0;
+  }
+
   /** The entries now, in slot order (a copy: entries may leave while the caller walks them). */
   values(): T[] {
     const out: T[] = [];

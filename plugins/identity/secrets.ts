@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
 /** Prefixes that make a credential recognisable (and greppable by secret scanners). */
 export const keyPrefix = 'svc_';
@@ -44,9 +44,13 @@ export function newSecret(prefix: string): string {
   return prefix + randomBytes(32).toString('base64url');
 }
 
-/** Credentials are stored and looked up by their SHA-256 (hex); the value itself is never kept. */
+/**
+ * Credentials are stored and looked up by their SHA-256 (hex); the value itself is never kept.
+ * Node's one-shot `hash()`: every model request hashes its key, and a Hash object per call cost
+ * 2 % of the request thread at one connection (0.93 µs against 0.24 µs a key on this machine kind).
+ */
 export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** Record ids: a kind prefix and 96 random bits, URL-safe. */

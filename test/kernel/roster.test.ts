@@ -35,6 +35,20 @@ test('removing twice, or with an entry the slot no longer holds, changes nothing
   assert.is(roster.size, 1);
 });
 
+test('clear() forgets every entry; removing one of them afterwards changes nothing', () => {
+  const roster = new Roster<string>();
+  const s = roster.add('old');
+  roster.add('other');
+  roster.clear();
+  assert.is(roster.size, 0);
+  assert.equal(roster.values(), []);
+  const n = roster.add('new');
+  assert.is(n, 0);
+  roster.remove(s, 'old');
+  assert.is(roster.size, 1);
+  assert.equal(roster.values(), ['new']);
+});
+
 test('values() is a copy: entries may leave while the caller walks it', () => {
   const roster = new Roster<number>();
   const slots = [10, 20, 30].map((v) => roster.add(v));
