@@ -41,7 +41,8 @@ for (const shape of shapes) {
     ? ['node_modules/c8/bin/c8.js', '--reporter=text-summary', '--all', '--src', 'dist', '--exclude', 'dist/test/**', '--exclude', 'dist/bench/**', ...suites]
     : suites.slice(1);
   // A hung suite must not hold CI until its deadline: each shape gets at most 20 minutes (about 7
-  // and 8.5 on a normal day of this machine kind; 13.5 and 16 on 2026-11-27, when it ran 1.9× slower).
+  // and 8.5 on a normal day of this machine kind; 13.5 and 16 on 2026-11-27, when it ran 1.9× slower;
+  // 10.5 and 12 that afternoon, as slow, once the accessibility checks ran axe in the page itself).
   const times = `coverage/times-${shape}.txt`;
   rmSync(times, { force: true }); // a file left by an earlier run would be read as this run's
   const r = spawnSync(process.execPath, args, { env: { ...process.env, SVC_TEST_SHAPE: shape, SVC_TEST_TIMES: times }, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 20 * 60_000, killSignal: 'SIGKILL' });
