@@ -8,7 +8,8 @@ import { codes } from './timeline.js';
  * A request timeline of any Node HTTP gateway, preloaded with `--import`: the moments each request
  * is received, sent upstream (undici or node:http), answered upstream and answered to the client, plus every GC
  * pause and every message to a worker thread, written at exit as (code, ms) pairs for
- * `timeline.ts`. Recording costs two array stores per event; nothing is allocated per event.
+ * `timeline.ts`. Recording costs two array stores per event; only the wait split below allocates
+ * (two small objects and strings per upstream call).
  *
  * @example
  * BENCH_TIMELINE_FILE=/tmp/t.bin BENCH_SVC_NODE_FLAGS="--import ./dist/bench/timeline-probe.js" \
@@ -39,7 +40,7 @@ function start(): void {
   // rest of the wait the loop was busy. Read when a call is sent and when its answer is read.
   const stat = openSync('/proc/thread-self/schedstat', 'r');
   const statBuf = Buffer.alloc(96);
-  const cpu = (channel: string): void =>
+  const waitState = (channel: string): void =>
     dc.subscribe(channel, () => {
       record(codes.loopIdle, performance.eventLoopUtilization().idle);
       const n = readSync(stat, statBuf, 0, statBuf.length, 0);
@@ -53,9 +54,9 @@ function start(): void {
   // node:http's client (svc's providers since kernel/upstream/pool.ts): created, sent, answered.
   on('http.client.request.created', codes.upstreamCreated);
   on('http.client.request.start', codes.upstreamHeadersSent);
-  cpu('http.client.request.start');
+  waitState('http.client.request.start');
   on('http.client.response.finish', codes.upstreamAnswered);
-  cpu('http.client.response.finish');
+  waitState('http.client.response.finish');
   on('http.server.response.finish', codes.answered);
 
   new PerformanceObserver((list) => {

@@ -17,11 +17,11 @@ test.after(async () => {
   await browser?.close();
 });
 
-const page = (body: string) => `<!doctype html><html lang="en"><head><title>a11y</title></head><body><main><h1>Check</h1>${body}</main></body></html>`;
+const html = (body: string) => `<!doctype html><html lang="en"><head><title>a11y</title></head><body><main><h1>Check</h1>${body}</main></body></html>`;
 
 test('serious and critical violations fail the check and are named; a mended page passes', async () => {
   const { page: p } = await pageAt(browser, 1280);
-  await p.setContent(page('<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="10" height="10"><button></button>'));
+  await p.setContent(html('<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="10" height="10"><button></button>'));
   const err = await checkA11y(p, 'broken page').then(() => undefined, (e: Error) => e);
   assert.ok(err, 'the check failed');
   assert.match(err!.message, 'broken page: accessibility violations');

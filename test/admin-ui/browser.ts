@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import axe from 'axe-core';
+import axe, { type Result } from 'axe-core';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import * as assert from 'uvu/assert';
 import { shape } from '../support/harness.js';
@@ -36,12 +36,6 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
 }
 
-interface AxeViolation {
-  id: string;
-  impact?: string | null;
-  nodes: { target: unknown[] }[];
-}
-
 /**
  * axe-core on the page as it is: fails on any serious or critical violation, naming them. axe is
  * injected once per document (the admin UI is one document; its pages are hash routes) and run
@@ -51,7 +45,7 @@ interface AxeViolation {
  */
 export async function checkA11y(page: Page, where: string): Promise<void> {
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(axe.source);
-  const violations = await page.evaluate<AxeViolation[]>('axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)');
+  const violations = await page.evaluate<Result[]>('axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)');
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   const detail = bad.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`).join('\n');
   assert.is(bad.length, 0, `${where}: accessibility violations\n${detail}`);
