@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
@@ -234,6 +236,37 @@ test('a stream that stalls is interrupted at the idle deadline', async () => {
   const events = sseEvents(await (await post(w, { model: modelName, messages: hello, stream: true })).text());
   assert.ok(performance.now() - started < 2500);
   assert.is((JSON.parse(events.at(-1)!) as { error: { code: string } }).error.code, 'stream_interrupted');
+});
+
+test('an https provider that accepts TCP and never answers the TLS handshake: 502 at the connect deadline, not the reply deadlines', async () => {
+  // Reply deadlines far longer than the connect deadline: only connectMs can end these calls early.
+  const slow = await startFaultWorld({ providers: { connectMs: 300, firstByteMs: 8000, firstTokenMs: 8000, totalMs: 8000 } });
+  let connections = 0;
+  const silent = net.createServer((socket) => {
+    connections++;
+    socket.on('data', () => undefined).on('error', () => undefined);
+  });
+  silent.listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  try {
+    await slow.admin.provider('silent', `https://127.0.0.1:${(silent.address() as net.AddressInfo).port}`, 'sk-silent');
+    await slow.admin.model('silent:model-s');
+    for (const stream of [false, true]) {
+      const before = connections;
+      const started = performance.now();
+      const e = await expectSdk(slow.client.chat.completions.create({ model: 'silent:model-s', messages: hello, stream }), { status: 502, code: 'upstream_unavailable', svc: { provider: 'silent' } });
+      const took = performance.now() - started;
+      // At most two attempts of 300 ms plus backoff; a handshake without a deadline waits 8 s.
+      assert.ok(took < 4000, `stream=${stream}: ${Math.round(took)} ms`);
+      assert.ok(connections - before >= 1 && connections - before <= 2, `stream=${stream}: ${connections - before} connections`);
+      const row = await waitUsageRecord(slow, e.headers!.get('x-svc-request-id')!);
+      assert.is(Number(row.cost_micro_usd), 0);
+      assert.is(row.error_code, 'upstream_unavailable');
+    }
+  } finally {
+    await slow.stop();
+    silent.close();
+  }
 });
 
 test.run();

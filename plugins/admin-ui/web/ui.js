@@ -20,14 +20,17 @@ export const CheckBadge = ({ check }) => html`<span class=${`badge ${check}`}>${
 /** An ISO time as the browser's local date and time, or a dash. */
 export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 
-/** Loads data with `load()` when `deps` change; `reload()` loads again. */
+/**
+ * Loads data with `load()` when `deps` change; `reload()` loads again and resolves once the new
+ * data (or error) is in the state, so a page can say "removed." only after the list shows it.
+ */
 export function useLoad(load, deps = []) {
   const [state, setState] = useState({ data: null, error: null, loading: true });
   const run = useCallback(() => {
     setState((s) => ({ ...s, loading: true }));
-    load().then((data) => setState({ data, error: null, loading: false }), (error) => setState({ data: null, error, loading: false }));
+    return load().then((data) => setState({ data, error: null, loading: false }), (error) => setState({ data: null, error, loading: false }));
   }, deps);
-  useEffect(run, [run]);
+  useEffect(() => void run(), [run]);
   return { ...state, reload: run };
 }
 

@@ -13,7 +13,7 @@ function Caps({ workspaceId, me }) {
   const caps = useLoad(() => api('GET', path), [path]);
   const name = useNames(me, workspaceId);
   const [saved, setSaved] = useState(null);
-  const after = (msg) => { setSaved(msg); caps.reload(); };
+  const after = async (msg) => { await caps.reload(); setSaved(msg); };
   const who = (c) => (c.scope === 'instance' ? 'the whole instance' : c.scope === 'workspace' ? name(c.workspace_id) : `${name(c.person_id ?? c.key_id)} in ${name(c.workspace_id)}`);
   return html`<section aria-labelledby="caps-h">
     <h2 id="caps-h">Caps</h2>

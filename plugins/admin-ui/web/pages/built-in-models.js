@@ -41,7 +41,7 @@ export function BuiltInModels() {
             <td class="actions-row">
               <button type="button" aria-label=${`${m.hidden ? 'Show' : 'Hide'} ${m.name}`} onClick=${() => change(m, { hidden: !m.hidden })}>${m.hidden ? 'Show' : 'Hide'}</button>
               <${DialogButton} label=${`Prices of ${m.name}`} text="Prices" title=${`Prices of ${m.name}`}>${(close) => html`<${PriceForm} model=${m}
-                done=${(ok = true) => { close(); if (ok) { setSaved(`Prices of ${m.name} saved.`); list.reload(); } }} />`}</${DialogButton}>
+                done=${(ok = true) => { close(); if (ok) void list.reload().then(() => setSaved(`Prices of ${m.name} saved.`)); }} />`}</${DialogButton}>
             </td>
           </tr>`} />`)}</${Loaded}>
   </section>`;

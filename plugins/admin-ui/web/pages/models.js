@@ -115,10 +115,10 @@ export function Models() {
               <button type="button" aria-label=${`Edit ${m.name}`} onClick=${() => setEditing(m)}>Edit</button>
               <${ConfirmButton} label=${`Remove ${m.name}`} text="Remove" confirmLabel="Remove model"
                 question=${() => usesOf(m.name, workspaces.data ?? new Map())}
-                onConfirm=${async () => { await api('DELETE', `/models/${seg(m.name)}?confirm=${seg(m.name)}`); setSaved(`${m.name} removed.`); list.reload(); }} />
+                onConfirm=${async () => { await api('DELETE', `/models/${seg(m.name)}?confirm=${seg(m.name)}`); await list.reload(); setSaved(`${m.name} removed.`); }} />
             </td>
           </tr>`} />`)}</${Loaded}>
-    ${editing && html`<${ModelForm} key=${editing.name} model=${editing} done=${(msg) => { setEditing(null); setSaved(typeof msg === 'string' ? msg : null); list.reload(); }} />`}
+    ${editing && html`<${ModelForm} key=${editing.name} model=${editing} done=${async (msg) => { setEditing(null); await list.reload(); setSaved(typeof msg === 'string' ? msg : null); }} />`}
     <${ModelForm} model=${null} done=${() => list.reload()} />
     <${BuiltInModels} />`;
 }

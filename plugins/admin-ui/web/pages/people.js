@@ -69,7 +69,7 @@ export function People({ me }) {
         <td>${p.email}${self ? ' (you)' : ''}</td><td>${p.name ?? '—'}</td><td>${p.instance_admin ? 'yes' : 'no'}</td><td>${p.status}</td><td>${p.password_set ? 'yes' : 'no'}</td>
         <td class="actions-row">
           <${DialogButton} label=${`Edit ${p.email}`} text="Edit" title=${`Edit ${p.email}`}>${(close) => html`<${EditPerson} person=${p} self=${self}
-            done=${(msg) => { close(); setSaved(msg); persons.reload(); }} cancel=${html`<button type="button" onClick=${close}>Cancel</button>`} />`}</${DialogButton}>
+            done=${async (msg) => { close(); await persons.reload(); setSaved(msg); }} cancel=${html`<button type="button" onClick=${close}>Cancel</button>`} />`}</${DialogButton}>
           ${!self && html`<button type="button" aria-label=${`${p.status === 'active' ? 'Suspend' : 'Reinstate'} ${p.email}`}
             onClick=${act(async () => { await api('PATCH', `/persons/${seg(p.id)}`, { status: p.status === 'active' ? 'suspended' : 'active' }); return `${p.email} ${p.status === 'active' ? 'suspended: their sessions and keys stop at once' : 'reinstated'}.`; })}>
             ${p.status === 'active' ? 'Suspend' : 'Reinstate'}</button>`}
@@ -80,7 +80,7 @@ export function People({ me }) {
           })}>Reset link</button>
           ${!self && html`<${ConfirmButton} label=${`Remove ${p.email}`} text="Remove" confirmLabel="Remove person"
             question=${`Remove ${p.email} for good? Their memberships, API keys and sessions end at once. Their past requests stay in the records.`}
-            onConfirm=${async () => { await api('DELETE', `/persons/${seg(p.id)}`); setSaved(`${p.email} removed.`); persons.reload(); }} />`}
+            onConfirm=${async () => { await api('DELETE', `/persons/${seg(p.id)}`); await persons.reload(); setSaved(`${p.email} removed.`); }} />`}
         </td>
       </tr>`;
       }} />`}</${Loaded}>

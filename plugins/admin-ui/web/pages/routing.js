@@ -34,7 +34,7 @@ export function Routing({ workspaceId }) {
   const models = useLoad(() => listModels(workspaceId).then((d) => d.map((m) => m.id).filter((id) => id !== 'auto' && !id.startsWith('route/'))).catch(() => []), [workspaceId]);
   const [saved, setSaved] = useState(null);
   const names = models.data ?? [];
-  const after = (msg) => { setSaved(msg); routes.reload(); settings.reload(); };
+  const after = async (msg) => { await Promise.all([routes.reload(), settings.reload()]); setSaved(msg); };
   return html`<section aria-labelledby="routing-h">
     <h2 id="routing-h">Routing</h2>
     ${saved && html`<p class="notice" role="status">${saved}</p>`}
