@@ -86,14 +86,22 @@ export default definePlugin({
       if (r.counted && !r.sample) return;
       const latency = performance.now() - rc.startedAt;
       const row = usageRow(rc, latency);
+      const span = spanRow(rc, latency, row);
+      const children = childRows(rc, String(span[1]));
       // A request that reached the provider may cost money: its record is committed with the
       // running totals it adds to (one transaction, before the counters move), so a crash keeps
-      // both or neither. Refusals cost nothing: batched behind the response, bounded.
-      if (rc.state.outcome?.sent && rc.durable) rc.durable.push({ kind: 'insert', table: 'usage_records', columns: usageColumns, rows: [row] });
-      else usage.add(row);
-      const span = spanRow(rc, latency, row);
-      spans.add(span);
-      for (const child of childRows(rc, String(span[1]))) spans.add(child);
+      // both or neither. Its spans join that commit (milliseconds away) instead of waiting up to
+      // flushIntervalMs in a batch: rows kept that long outlive young-generation collections and
+      // are copied into the old generation (bench/README.md "Ninth look"), and a crash now keeps
+      // the trace with the record. Refusals cost nothing: batched behind the response, bounded.
+      if (rc.state.outcome?.sent && rc.durable) {
+        rc.durable.push({ kind: 'insert', table: 'usage_records', columns: usageColumns, rows: [row] });
+        rc.durable.push({ kind: 'insert', table: 'spans', columns: spanColumns, rows: children.length === 0 ? [span] : [span, ...children] });
+      } else {
+        usage.add(row);
+        spans.add(span);
+        for (const child of children) spans.add(child);
+      }
       holder.otlp?.add(rc, latency, row);
     });
   },

@@ -90,6 +90,9 @@ test('killed after requests, a moment later, and mid-stream: records, totals and
       const rows = await check.sql('select id from usage_records where id = ? and cost_micro_usd > 0', [id]);
       assert.is(rows.length, 1, `served request ${id} was recorded and charged`);
     }
+    // A served request's trace is committed with its usage record: every record kept has its span.
+    const orphans = await check.sql("select u.id from usage_records u where u.cost_micro_usd > 0 and not exists (select 1 from spans s where s.trace_id = u.id and s.name = 'chat.completions')", []);
+    assert.equal(orphans, [], 'no usage record without its request span');
     if (shape === 'scale-out') assert.is(Number(await cacheOf(check).get(counterKey(month))), totalNow, 'counter == running total');
     assert.ok(totalNow <= CAP, 'the cap was not exceeded');
 
