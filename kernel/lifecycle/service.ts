@@ -20,7 +20,7 @@ import { guardCache } from '../cache/guarded.js';
 import { packageRoot } from '../paths.js';
 import { PluginOrderToken } from '../contracts/diagnostics.js';
 import { releaseBootMemory } from './boot-heap.js';
-import { KernelConfigToken, LifecycleToken, LoggerToken, PipelineToken, type Lifecycle } from './lifecycle.js';
+import { ExpiryWatchers, KernelConfigToken, LifecycleToken, LoggerToken, PipelineToken, type Lifecycle } from './lifecycle.js';
 
 export interface ServiceOptions {
   env?: NodeJS.ProcessEnv;
@@ -60,7 +60,7 @@ export class Service {
   private plugins: Array<{ loaded: LoadedPlugin; ctx: PluginContext }> = [];
   private loadedPlugins?: LoadedPlugin[];
   private readonly expiry = new AbortController();
-  private lifecycle = { stopping: false, expired: this.expiry.signal };
+  private lifecycle = { stopping: false, expired: this.expiry.signal, expiry: new ExpiryWatchers(this.expiry.signal) };
   private stopped?: Promise<void>;
   private starting?: Promise<number>;
   port = 0;

@@ -136,11 +136,16 @@ export class SqliteWriter implements WriteBehind {
     }
   }
 
-  /** Prepared statements by SQL text, least recently used dropped first (the texts are a small fixed set). */
+  /**
+   * Prepared statements by SQL text, the oldest dropped first past 400 (the texts are a small
+   * fixed set, so that is rare). A hit does not move its entry: a delete and set per statement run
+   * made the Map rebuild its table every few dozen runs, and replaced tables kept in the old
+   * generation are what roster.ts describes.
+   */
   private statement(sql: string): StatementSync {
     let stmt = this.statements.get(sql);
-    if (stmt) this.statements.delete(sql);
-    else stmt = this.db.prepare(sql);
+    if (stmt) return stmt;
+    stmt = this.db.prepare(sql);
     this.statements.set(sql, stmt);
     if (this.statements.size > 400) this.statements.delete(this.statements.keys().next().value!);
     return stmt;

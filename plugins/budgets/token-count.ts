@@ -69,17 +69,27 @@ export interface TextCount {
 /**
  * Counts of recent texts: a conversation resends its history every turn, so most texts were
  * counted moments ago. Keyed by the text itself when short, else by its length and SHA-1, so the
- * cache holds no large strings. A Map keeps insertion order, which makes it a small LRU.
+ * cache holds no large strings. Evicted in insertion order with a second chance for entries used
+ * since they were last looked at (CLOCK, close to least recently used): a hit only sets a flag.
+ * Moving an entry to the end on every hit (delete, then set) made this process-long Map rebuild
+ * its table every few dozen requests, and replaced tables in the old generation kept the requests
+ * after them alive through scavenges (kernel/pipeline/roster.ts; bench/README.md "Ninth look").
  */
-const recent = new Map<string, TextCount>();
+const recent = new Map<string, { count: TextCount; used: boolean }>();
 const recentMax = 4096;
 /** Longer texts are not cached: no budget counts them (tokenizeMaxChars is far below this). */
 const cachedMaxChars = 1_000_000;
 const keyOf = (text: string): string => (text.length <= 256 ? text : `${text.length}:${createHash('sha1').update(text).digest('base64')}`);
 
 function remember(key: string, c: TextCount): TextCount {
-  if (recent.size >= recentMax) recent.delete(recent.keys().next().value!);
-  recent.set(key, c);
+  while (recent.size >= recentMax) {
+    const [oldest, entry] = recent.entries().next().value!;
+    recent.delete(oldest);
+    if (!entry.used) break;
+    entry.used = false;
+    recent.set(oldest, entry);
+  }
+  recent.set(key, { count: c, used: false });
   return c;
 }
 
@@ -144,9 +154,8 @@ export function countText(text: string, budget: number): TextCount {
   const key = keyOf(text);
   const known = recent.get(key);
   if (known) {
-    recent.delete(key);
-    recent.set(key, known);
-    return { ...known, work: 0 };
+    known.used = true;
+    return { ...known.count, work: 0 };
   }
   if (text.length > budget) return boundedBySize(text);
   return remember(key, countLinear(text));

@@ -32,7 +32,7 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
   const onExpired = (): void => upstream.abort(new GatewayError('server_shutting_down', 'The service is restarting.'));
   const onStopped = (): void => upstream.abort(ctx.stopped.reason);
   ctx.signal.addEventListener('abort', onClientGone, { once: true });
-  deps.lifecycle.expired.addEventListener('abort', onExpired, { once: true });
+  const expirySlot = deps.lifecycle.expiry.add(onExpired);
   ctx.stopped.addEventListener('abort', onStopped, { once: true });
   if (ctx.signal.aborted) onClientGone();
   else if (ctx.stopped.aborted) onStopped();
@@ -47,7 +47,7 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
     // What each model call produced was added as it ended (metered.ts): the record's token counts.
     outcome.usage = sumUsage(outcome.modelCalls ?? []);
     ctx.signal.removeEventListener('abort', onClientGone);
-    deps.lifecycle.expired.removeEventListener('abort', onExpired);
+    deps.lifecycle.expiry.remove(expirySlot, onExpired);
     ctx.stopped.removeEventListener('abort', onStopped);
   }
 }

@@ -86,4 +86,19 @@ test(`the tokenizer remembers at most ${mergeCacheEntries} pre-tokens' merges, h
   assert.ok(size > 5_000 && size <= 10_000, `merge cache holds ${size}`);
 });
 
+test('counted texts are remembered: a text used again stays through 4,096 new ones, an unused one is forgotten', () => {
+  const stamp = `${Date.now()}-${Math.random()}`;
+  const hot = `You are a helpful assistant for the travel desk, ${stamp}.`;
+  const cold = `A question asked once and never again, ${stamp}.`;
+  assert.ok(countText(hot, 32_000).work > 0, 'counted the first time');
+  assert.ok(countText(cold, 32_000).work > 0);
+  for (let i = 0; i < 5000; i++) {
+    countText(`message ${i} of a long conversation, ${stamp}`, 32_000);
+    // A system prompt resent every turn: a hit only flags the entry, eviction gives it a second chance.
+    if (i % 100 === 0) assert.is(countText(hot, 32_000).work, 0, `still remembered after ${i} new texts`);
+  }
+  assert.is(countText(hot, 32_000).work, 0, 'the text used again was kept');
+  assert.ok(countText(cold, 32_000).work > 0, 'the text never used again was evicted and counted anew');
+});
+
 test.run();
