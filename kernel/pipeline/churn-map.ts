@@ -1,59 +1,129 @@
+/** A slot whose entry was deleted (probing goes on past it; a new entry may reuse it). */
+const REMOVED = Symbol('removed');
+
+/** FNV-1a over the key's UTF-16 code units: keys here are ids and short records. */
+function hashOf(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 /**
  * A string-keyed map for entries that come and go with requests (the holds in flight, the cache's
- * hold records): the subset of `Map` they use, over an object without a prototype.
+ * hold records): the subset of `Map` they use, as open addressing over two arrays.
  *
  * Why not a Map: V8 rebuilds a Map's hash table every few dozen additions once entries are also
  * deleted, and the table it replaces keeps its entries and a pointer to its successor; one replaced
  * table in the old generation keeps every later one and all they listed alive through scavenges
- * (roster.ts, bench/README.md "Sixth look"). An object's dictionary, rebuilt, points at nothing newer.
+ * (roster.ts, bench/README.md "Sixth look"). Why not an object's properties (this class until
+ * 2026-11-27): each new key was internalized as a property name (~1.2 µs for a hold record), and
+ * internalized strings outlive every scavenge until the next full collection; a grown object
+ * dictionary left in the old generation still points at the values it held. Here a deleted or
+ * moved slot is cleared at once, and a rebuilt table's old arrays are emptied, so nothing old points
+ * at an entry that left (bench/README.md "Ninth look").
  *
  * @example
  * const live = new ChurnMap<Live>(); live.set(id, l); live.get(id); live.delete(id);
  */
 export class ChurnMap<V> {
-  private entries: Record<string, V> = Object.create(null) as Record<string, V>;
+  private keyAt: Array<string | typeof REMOVED | undefined> = new Array<undefined>(16).fill(undefined);
+  private valueAt: Array<V | undefined> = new Array<undefined>(16).fill(undefined);
   private count = 0;
+  /** Slots holding REMOVED: they lengthen probes until the next rebuild. */
+  private removed = 0;
 
   get size(): number {
     return this.count;
   }
 
+  /** The slot holding `key`, or -1. */
+  private find(key: string): number {
+    const mask = this.keyAt.length - 1;
+    for (let i = hashOf(key) & mask; ; i = (i + 1) & mask) {
+      const k = this.keyAt[i];
+      if (k === undefined) return -1;
+      if (k === key) return i;
+    }
+  }
+
   get(key: string): V | undefined {
-    return this.entries[key];
+    const i = this.find(key);
+    return i < 0 ? undefined : this.valueAt[i];
   }
 
   has(key: string): boolean {
-    return key in this.entries;
+    return this.find(key) >= 0;
   }
 
   set(key: string, value: V): this {
-    if (!(key in this.entries)) this.count++;
-    this.entries[key] = value;
+    const found = this.find(key);
+    if (found >= 0) {
+      this.valueAt[found] = value;
+      return this;
+    }
+    // Kept at most half full, counting removed slots, so every probe ends at an empty slot soon.
+    if ((this.count + this.removed + 1) * 2 > this.keyAt.length) this.rebuild();
+    const mask = this.keyAt.length - 1;
+    let i = hashOf(key) & mask;
+    while (this.keyAt[i] !== undefined && this.keyAt[i] !== REMOVED) i = (i + 1) & mask;
+    if (this.keyAt[i] === REMOVED) this.removed--;
+    this.keyAt[i] = key;
+    this.valueAt[i] = value;
+    this.count++;
     return this;
   }
 
   delete(key: string): boolean {
-    if (!(key in this.entries)) return false;
-    delete this.entries[key];
+    const i = this.find(key);
+    if (i < 0) return false;
+    this.keyAt[i] = REMOVED;
+    this.valueAt[i] = undefined;
     this.count--;
+    this.removed++;
     return true;
   }
 
   clear(): void {
-    this.entries = Object.create(null) as Record<string, V>;
+    this.keyAt.fill(undefined);
+    this.valueAt.fill(undefined);
     this.count = 0;
+    this.removed = 0;
   }
 
   keys(): string[] {
-    return Object.keys(this.entries);
+    return this.pairs().map(([k]) => k);
   }
 
   values(): V[] {
-    return Object.values(this.entries);
+    return this.pairs().map(([, v]) => v);
   }
 
   /** [key, value] pairs now (a copy: entries may leave while the caller walks them). */
   pairs(): Array<[string, V]> {
-    return Object.entries(this.entries);
+    const out: Array<[string, V]> = [];
+    for (let i = 0; i < this.keyAt.length; i++) {
+      const k = this.keyAt[i];
+      if (k !== undefined && k !== REMOVED) out.push([k, this.valueAt[i]!]);
+    }
+    return out;
+  }
+
+  /** Re-inserts the live entries into arrays sized for them (at least 16 slots, under a quarter full). */
+  private rebuild(): void {
+    const keys = this.keyAt;
+    const values = this.valueAt;
+    let size = 16;
+    while (size < (this.count + 1) * 4) size *= 2;
+    this.keyAt = new Array<undefined>(size).fill(undefined);
+    this.valueAt = new Array<undefined>(size).fill(undefined);
+    this.count = 0;
+    this.removed = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      if (k !== undefined && k !== REMOVED) this.set(k, values[i]!);
+    }
+    // The old arrays may sit in the old generation: emptied, they point at nothing young.
+    keys.fill(undefined);
+    values.fill(undefined);
   }
 }

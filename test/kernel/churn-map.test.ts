@@ -49,4 +49,26 @@ test('pairs() is a copy: entries may leave while the caller walks it', () => {
   assert.is(m.size, 0);
 });
 
+test('agrees with a Map through a long random run of sets and deletes (probing, removed slots, rebuilds)', () => {
+  const m = new ChurnMap<number>();
+  const ref = new Map<string, number>();
+  let seed = 7;
+  const rand = (n: number): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+  for (let step = 0; step < 50_000; step++) {
+    // Few distinct keys at a time (requests in flight), a long stream of them over the run.
+    const key = `hold-${rand(200) + Math.floor(step / 500) * 50}`;
+    if (rand(3) === 0) assert.is(m.delete(key), ref.delete(key), `delete ${key} at ${step}`);
+    else {
+      m.set(key, step);
+      ref.set(key, step);
+    }
+    if (step % 997 === 0) {
+      assert.is(m.size, ref.size, `size at ${step}`);
+      assert.equal(m.pairs().sort(), [...ref].sort(), `entries at ${step}`);
+    }
+    assert.is(m.get(key), ref.get(key));
+  }
+  assert.equal(m.pairs().sort(), [...ref].sort());
+});
+
 test.run();
