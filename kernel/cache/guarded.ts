@@ -4,13 +4,14 @@ import type { CachePort } from './port.js';
 /**
  * The cache every plugin gets: each call runs under the cache's deadline and pending bound
  * (kernel/health/dependency.ts), so a Redis that stops answering is seen as down after one
- * deadline and no call queues without bound. The Redis client's own command timeout rejects the
- * call itself at its deadline; a call still waiting when the cache is found silent is given up at
- * once (as that timeout would later), so a request waiting on it gets its 503 within a second.
+ * deadline and no call queues without bound. A call is rejected at its deadline (the Redis client
+ * has no timer of its own: one timer serves every call in flight), and one still waiting when the
+ * cache is found silent is given up at once, so a request waiting on it gets its 503 within a
+ * second. As with any timeout, a command given up may still have been applied by Redis.
  */
 export function guardCache(cache: CachePort, dep: Dependency): CachePort {
-  // The in-process cache cannot go silent: its calls skip the race (one promise less per call).
-  const options = { abandon: false, abandonWhenDown: cache.kind !== 'memory' };
+  // The in-process cache cannot go silent: its calls are never abandoned (one promise less per call).
+  const options = { abandon: cache.kind !== 'memory' };
   const run = <T>(fn: () => Promise<T>): Promise<T> => dep.call(fn, options);
   return {
     kind: cache.kind,

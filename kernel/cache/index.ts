@@ -9,5 +9,5 @@ export { MemoryCache } from './memory.js';
 export async function openCache(config: KernelConfig): Promise<CachePort> {
   if (!config.cache.url) return new MemoryCache();
   const { RedisCache } = await import('./redis.js');
-  return new RedisCache(config.cache.url, config.cache.prefix, config.cache.timeoutMs);
+  return new RedisCache(config.cache.url, config.cache.prefix);
 }

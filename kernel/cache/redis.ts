@@ -7,13 +7,19 @@ import { clusterPrefix, connect, parseRedisUrl, type RedisClient } from './redis
 /** How long a call waits for a (re)connecting client before it fails closed. */
 const READY_WAIT_MS = 1000;
 
+/** How long a subscription change waits for Redis's confirmation (the service's cache deadline). */
+const SUBSCRIBE_WAIT_MS = 1500;
+
 /**
  * Fail fast, never crash, come back on its own: commands wait for readiness ourselves (see `up`),
  * so ioredis's offline queue stays empty and a rejected call is never sent later behind our back.
+ * No `commandTimeout`: ioredis arms a timer per command and clears it with `delete`, which turns
+ * every command object into a slow dictionary and kept them past young-generation collections
+ * (bench/README.md "Tenth look"). The service runs every call under its cache dependency's
+ * deadline instead (kernel/cache/guarded.ts: one timer for all calls in flight).
  */
 const OPTIONS: RedisOptions = {
   connectTimeout: 1000,
-  commandTimeout: 1500,
   maxRetriesPerRequest: 0,
   // A reply lost with its connection may or may not have been applied; resending could count twice.
   autoResendUnfulfilledCommands: false,
@@ -95,7 +101,9 @@ function integer(n: number, what: string): number {
 /**
  * The shared cache on Redis: every operation is one round trip, several keys change together in a
  * Lua script. When Redis is unreachable every call rejects within about a second (callers fail
- * closed); the client keeps reconnecting and calls succeed again once Redis is back.
+ * closed); the client keeps reconnecting and calls succeed again once Redis is back. A Redis that
+ * accepts commands and never answers is the guard's to time out (guardCache), as the service
+ * wraps every cache it opens.
  *
  * @example
  * const cache = new RedisCache('redis://127.0.0.1:6379', 'svc:');
@@ -112,11 +120,11 @@ export class RedisCache implements CachePort {
   private closed = false;
 
   /** Connects in the background; never blocks (throws only for a malformed URL). */
-  constructor(url: string, prefix: string, commandTimeoutMs = OPTIONS.commandTimeout) {
+  constructor(url: string, prefix: string) {
     const target = parseRedisUrl(url);
     // On a Cluster all keys share one hash tag, so every multi-key script runs (redis-url.ts).
     this.prefix = target.kind === 'cluster' ? clusterPrefix(prefix) : prefix;
-    this.redis = this.watch(connect(target, { ...OPTIONS, commandTimeout: commandTimeoutMs })) as Scripted;
+    this.redis = this.watch(connect(target, OPTIONS)) as Scripted;
     this.redis.defineCommand('svcApply', { lua: APPLY });
   }
 
@@ -251,12 +259,12 @@ export class RedisCache implements CachePort {
     try {
       // Confirmed before returning when Redis answers, so a publish right after is heard.
       await this.up(sub);
-      await sub.subscribe(ch);
+      await answered(sub.subscribe(ch));
     } catch {
       // Unreachable now: the 'ready' listener subscribes every channel once it connects.
     }
     return async () => {
-      if (this.drop(ch, handler) && this.sub?.status === 'ready') await this.sub.unsubscribe(ch).catch(() => undefined);
+      if (this.drop(ch, handler) && this.sub?.status === 'ready') await answered(this.sub.unsubscribe(ch)).catch(() => undefined);
     };
   }
 
@@ -292,6 +300,11 @@ export class RedisCache implements CachePort {
     this.handlers.clear();
     await Promise.all([this.redis, this.sub].map((c) => (c ? shut(c) : undefined)));
   }
+}
+
+/** `p`, or a rejection once Redis has not answered for SUBSCRIBE_WAIT_MS (subscriptions run outside the guard). */
+function answered<T>(p: Promise<T>): Promise<T> {
+  return Promise.race([p, sleep(SUBSCRIBE_WAIT_MS, undefined, { ref: false }).then(() => Promise.reject(new Error('cache: Redis did not answer')))]);
 }
 
 async function shut(c: RedisClient): Promise<void> {

@@ -43,6 +43,19 @@ export interface DependencyOptions {
 }
 
 /**
+ * One call waiting for its answer. `reject` is set for calls that may be abandoned (the caller is
+ * refused while the driver still waits); `late` once the call has passed its deadline.
+ */
+class Waiting {
+  late = false;
+  constructor(
+    readonly started: number,
+    readonly reject: ((err: Error) => void) | null,
+    readonly abandonAtDeadline: boolean,
+  ) {}
+}
+
+/**
  * A critical dependency (database, cache) as the service sees it: up or down, decided by the
  * answers its calls get. Calls that stay without an answer past the deadline (repeatedly, for half
  * a deadline), a refused connection or a failed background ping make it down; any answer makes it
@@ -66,11 +79,17 @@ export class Dependency {
   private watchdog: NodeJS.Timeout | undefined;
   private readonly listeners: Array<(up: boolean) => void> = [];
   /**
-   * Rejecters of the abandonable calls waiting now (reads, pings, cache commands). A Roster, not a
-   * Set: every call joins and leaves, and a Set's replaced hash tables kept each call's closure,
-   * its promises and the request awaiting them alive through scavenges (roster.ts says why).
+   * The calls waiting now. A Roster, not a Set: every call joins and leaves, and a Set's replaced
+   * hash tables kept each call, its promises and the request awaiting them alive through
+   * scavenges (roster.ts says why).
    */
-  private readonly abandonable = new Roster<() => void>();
+  private readonly waiting = new Roster<Waiting>();
+  /**
+   * One timer for every call's deadline, armed for the oldest call's: calls share one deadline
+   * length and join in time order, so the oldest is always the first due. A timer per call cost
+   * a timer, a promise and a race per database or cache call (bench/README.md "Tenth look").
+   */
+  private deadlineTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly name: string,
@@ -94,63 +113,93 @@ export class Dependency {
   }
 
   /**
-   * Runs one call under the deadline. `abandon: true` (reads, pings) rejects the caller at the
-   * deadline with a DeadlineError; otherwise (writes, whose outcome must be known before they are
-   * retried) the caller keeps waiting for the real answer, but the dependency is marked down as
-   * soon as the deadline passes, so no new request is served meanwhile.
+   * Runs one call under the deadline. `abandon: true` (reads, pings, cache commands) rejects the
+   * caller at the deadline with a DeadlineError; otherwise (writes, whose outcome must be known
+   * before they are retried) the caller keeps waiting for the real answer, but the dependency is
+   * marked down as soon as the deadline passes, so no new request is served meanwhile.
+   * `abandonWhenDown` (implied by `abandon`): the caller is refused as soon as the dependency is
+   * found down, rather than at its deadline.
    */
-  async call<T>(fn: () => Promise<T>, options: { abandon: boolean; abandonWhenDown?: boolean }): Promise<T> {
+  call<T>(fn: () => Promise<T>, options: { abandon: boolean; abandonWhenDown?: boolean }): Promise<T> {
     if (this.pending >= this.options.maxPending) {
       this.failed('timeout');
-      throw new DeadlineError(this.name, this.options.deadlineMs);
+      return Promise.reject(new DeadlineError(this.name, this.options.deadlineMs));
     }
+    const now = performance.now();
     this.pending++;
-    this.waitingSince ??= performance.now();
-    let timer: NodeJS.Timeout | undefined;
-    let settled = false;
-    let giveUp: (() => void) | undefined;
-    let slot = -1;
-    const deadline = new Promise<never>((_, reject) => {
-      // A call that may be abandoned is, as soon as the dependency is found silent: the request
-      // waiting on it is refused now rather than at its deadline.
-      if (options.abandon || options.abandonWhenDown) {
-        giveUp = () => reject(new DeadlineError(this.name, this.options.deadlineMs));
-        slot = this.abandonable.add(giveUp);
-      }
-      timer = setTimeout(() => {
-        // After this loop turn's I/O: an answer that arrived while the event loop was busy (a
-        // late timer, not a silent dependency) settles the call first.
-        setImmediate(() => {
-          if (settled) return;
-          this.timedOut();
-          if (options.abandon) reject(new DeadlineError(this.name, this.options.deadlineMs));
-        });
-      }, this.options.deadlineMs);
-      timer.unref();
+    this.waitingSince ??= now;
+    if (this.deadlineTimer === undefined) this.armDeadline(now + this.options.deadlineMs);
+    if (!options.abandon && !options.abandonWhenDown) {
+      const w = new Waiting(now, null, false);
+      const slot = this.waiting.add(w);
+      return fn().then(
+        (v) => this.succeeded(slot, w, v),
+        (err: unknown) => {
+          this.failedCall(slot, w, err);
+          throw err;
+        },
+      );
+    }
+    return new Promise<T>((resolve, reject) => {
+      const w = new Waiting(now, reject, options.abandon);
+      const slot = this.waiting.add(w);
+      fn().then(
+        (v) => resolve(this.succeeded(slot, w, v)),
+        (err: unknown) => {
+          this.failedCall(slot, w, err);
+          reject(err);
+        },
+      );
     });
-    const work = fn().then(
-      (v) => {
-        settled = true;
-        if (giveUp) this.abandonable.remove(slot, giveUp);
-        this.pending--;
-        clearTimeout(timer);
-        this.answered();
-        return v;
-      },
-      (err: unknown) => {
-        settled = true;
-        if (giveUp) this.abandonable.remove(slot, giveUp);
-        this.pending--;
-        clearTimeout(timer);
-        // Only a success brings it back up: a driver's own connect timeout is not always recognisable.
-        const r = reachabilityOf(err);
-        if (r === 'unreachable') this.failed(r);
-        else if (r === 'timeout') this.timedOut();
-        else this.heard(); // a refused statement is still an answer: the dependency is not silent
-        throw err;
-      },
-    );
-    return options.abandon || options.abandonWhenDown ? Promise.race([work, deadline]) : work;
+  }
+
+  private succeeded<T>(slot: number, w: Waiting, v: T): T {
+    this.waiting.remove(slot, w);
+    this.pending--;
+    this.answered();
+    return v;
+  }
+
+  private failedCall(slot: number, w: Waiting, err: unknown): void {
+    this.waiting.remove(slot, w);
+    this.pending--;
+    // Only a success brings it back up: a driver's own connect timeout is not always recognisable.
+    const r = reachabilityOf(err);
+    if (r === 'unreachable') this.failed(r);
+    else if (r === 'timeout') this.timedOut();
+    else this.heard(); // a refused statement is still an answer: the dependency is not silent
+  }
+
+  private armDeadline(due: number): void {
+    this.deadlineTimer = setTimeout(() => this.deadlinePassed(), Math.max(1, due - performance.now()));
+    this.deadlineTimer.unref();
+  }
+
+  /**
+   * The oldest call's deadline came. Decided after this loop turn's I/O, so an answer that arrived
+   * while the event loop was busy (a late timer, not a silent dependency) settles its call first.
+   * Then every call past its deadline counts as unanswered (abandonable ones are refused), and the
+   * timer is armed for the next oldest call's deadline, if any call is waiting.
+   */
+  private deadlinePassed(): void {
+    setImmediate(() => {
+      this.deadlineTimer = undefined;
+      const now = performance.now();
+      const deadlineMs = this.options.deadlineMs;
+      let oldest = Infinity;
+      for (const w of this.waiting.values()) {
+        if (now - w.started < deadlineMs) {
+          oldest = Math.min(oldest, w.started);
+          continue;
+        }
+        if (!w.late) {
+          w.late = true;
+          this.timedOut();
+        }
+        if (w.abandonAtDeadline && w.reject) w.reject(new DeadlineError(this.name, deadlineMs));
+      }
+      if (oldest !== Infinity && this.deadlineTimer === undefined) this.armDeadline(oldest + deadlineMs);
+    });
   }
 
   /**
@@ -170,7 +219,8 @@ export class Dependency {
   stop(): void {
     clearInterval(this.timer);
     clearInterval(this.watchdog);
-    this.timer = this.watchdog = undefined;
+    clearTimeout(this.deadlineTimer);
+    this.timer = this.watchdog = this.deadlineTimer = undefined;
   }
 
   /** Called with true when it comes back up and false when it goes down. */
@@ -232,8 +282,7 @@ export class Dependency {
     this.errorCode = code;
     if (was !== null) return;
     this.log.warn('health.dependency_down', { component: this.name, error_code: code });
-    for (const giveUp of this.abandonable.values()) giveUp();
-    this.abandonable.clear();
+    for (const w of this.waiting.values()) w.reject?.(new DeadlineError(this.name, this.options.deadlineMs));
     for (const l of this.listeners) l(false);
   }
 
