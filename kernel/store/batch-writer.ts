@@ -1,3 +1,4 @@
+import { powerOfTwoSlices } from './durable-writes.js';
 import type { Store } from './orm.js';
 
 export type Row = Array<string | number | null>;
@@ -19,6 +20,8 @@ export class BatchWriter {
   private queued: Promise<void> | undefined;
   /** Rows of the write under way: they count against the bound until written. */
   private inFlight = 0;
+  /** SQLite only: the insert's text by row count (powers of two up to 128, so at most eight). */
+  private readonly texts = new Map<number, string>();
 
   constructor(
     private readonly store: Store,
@@ -67,21 +70,44 @@ export class BatchWriter {
     return next;
   }
 
+  /**
+   * Up to 200 rows a round. On SQLite a round is written in slices of power-of-two sizes, so the
+   * table has at most eight statement texts and the writer's prepared statements are reused; one
+   * text per batch size (up to 200 per table) pushed hot statements out of its bounded cache. On
+   * PostgreSQL a round is one statement (texts are not cached there). A failed slice puts back
+   * the rows not yet written, to be retried in order.
+   */
   private async writeAll(): Promise<void> {
     while (this.rows.length > 0) {
       const batch = this.rows.splice(0, 200);
-      const placeholders = batch.map(() => `(${this.columns.map(() => '?').join(',')})`).join(',');
+      const slices = this.store.dialect === 'sqlite' ? powerOfTwoSlices(batch) : [batch];
       this.inFlight = batch.length;
+      let written = 0;
       try {
-        await this.store.writeBehind(`insert into ${this.table} (${this.columns.join(',')}) values ${placeholders}`, batch.flat());
-        this.inFlight = 0;
+        for (const slice of slices) {
+          await this.store.writeBehind(this.insertSql(slice.length), slice.flat());
+          written += slice.length;
+          this.inFlight = batch.length - written;
+        }
       } catch (err) {
         this.inFlight = 0;
-        this.rows.unshift(...batch);
-        this.onError(batch.length, err);
+        const unwritten = batch.slice(written);
+        this.rows.unshift(...unwritten);
+        this.onError(unwritten.length, err);
         this.timer ??= setTimeout(() => void this.flush(), this.intervalMs * 5);
         return;
       }
+      this.inFlight = 0;
     }
+  }
+
+  private insertSql(count: number): string {
+    let sql = this.texts.get(count);
+    if (sql === undefined) {
+      const one = `(${this.columns.map(() => '?').join(',')})`;
+      sql = `insert into ${this.table} (${this.columns.join(',')}) values ${new Array<string>(count).fill(one).join(',')}`;
+      if (this.store.dialect === 'sqlite') this.texts.set(count, sql);
+    }
+    return sql;
   }
 }
