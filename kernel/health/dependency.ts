@@ -55,6 +55,15 @@ class Waiting {
   ) {}
 }
 
+/** `fn()`, with a synchronous throw turned into a rejection, so a call always leaves the count it joined. */
+function invoke<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return fn();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
 /**
  * A critical dependency (database, cache) as the service sees it: up or down, decided by the
  * answers its calls get. Calls that stay without an answer past the deadline (repeatedly, for half
@@ -132,7 +141,7 @@ export class Dependency {
     if (!options.abandon && !options.abandonWhenDown) {
       const w = new Waiting(now, null, false);
       const slot = this.waiting.add(w);
-      return fn().then(
+      return invoke(fn).then(
         (v) => this.succeeded(slot, w, v),
         (err: unknown) => {
           this.failedCall(slot, w, err);
@@ -143,7 +152,7 @@ export class Dependency {
     return new Promise<T>((resolve, reject) => {
       const w = new Waiting(now, reject, options.abandon);
       const slot = this.waiting.add(w);
-      fn().then(
+      invoke(fn).then(
         (v) => resolve(this.succeeded(slot, w, v)),
         (err: unknown) => {
           this.failedCall(slot, w, err);

@@ -107,6 +107,17 @@ test('a refused connection marks it down and refuses every abandonable call wait
   dep.stop();
 });
 
+test('a call that throws before returning a promise is a rejection and leaves nothing waiting', async () => {
+  const dep = dependency();
+  for (const abandon of [true, false]) {
+    const r = await outcome(dep.call(() => { throw new Error('bad statement'); }, { abandon }), 0);
+    assert.match(String(r.error), /bad statement/);
+  }
+  assert.is(dep.pendingCalls, 0);
+  assert.not.ok(dep.down, 'a refused statement is an answer');
+  dep.stop();
+});
+
 test('past maxPending a call is refused at once', async () => {
   const dep = dependency();
   for (let i = 0; i < 3; i++) void dep.call(never, { abandon: true }).catch(() => undefined);
