@@ -44,14 +44,14 @@ export interface DependencyOptions {
 
 /**
  * One call waiting for its answer. `reject` is set for calls that may be abandoned (the caller is
- * refused while the driver still waits); `late` once the call has passed its deadline.
+ * refused at the deadline or when the dependency is found down, while the driver still waits);
+ * `late` once the call has passed its deadline.
  */
 class Waiting {
   late = false;
   constructor(
     readonly started: number,
     readonly reject: ((err: Error) => void) | null,
-    readonly abandonAtDeadline: boolean,
   ) {}
 }
 
@@ -125,11 +125,10 @@ export class Dependency {
    * Runs one call under the deadline. `abandon: true` (reads, pings, cache commands) rejects the
    * caller at the deadline with a DeadlineError; otherwise (writes, whose outcome must be known
    * before they are retried) the caller keeps waiting for the real answer, but the dependency is
-   * marked down as soon as the deadline passes, so no new request is served meanwhile.
-   * `abandonWhenDown` (implied by `abandon`): the caller is refused as soon as the dependency is
-   * found down, rather than at its deadline.
+   * marked down as soon as the deadline passes, so no new request is served meanwhile. An
+   * abandonable call is also refused as soon as the dependency is found down.
    */
-  call<T>(fn: () => Promise<T>, options: { abandon: boolean; abandonWhenDown?: boolean }): Promise<T> {
+  call<T>(fn: () => Promise<T>, options: { abandon: boolean }): Promise<T> {
     if (this.pending >= this.options.maxPending) {
       this.failed('timeout');
       return Promise.reject(new DeadlineError(this.name, this.options.deadlineMs));
@@ -138,8 +137,8 @@ export class Dependency {
     this.pending++;
     this.waitingSince ??= now;
     if (this.deadlineTimer === undefined) this.armDeadline(now + this.options.deadlineMs);
-    if (!options.abandon && !options.abandonWhenDown) {
-      const w = new Waiting(now, null, false);
+    if (!options.abandon) {
+      const w = new Waiting(now, null);
       const slot = this.waiting.add(w);
       return invoke(fn).then(
         (v) => this.succeeded(slot, w, v),
@@ -150,7 +149,7 @@ export class Dependency {
       );
     }
     return new Promise<T>((resolve, reject) => {
-      const w = new Waiting(now, reject, options.abandon);
+      const w = new Waiting(now, reject);
       const slot = this.waiting.add(w);
       invoke(fn).then(
         (v) => resolve(this.succeeded(slot, w, v)),
@@ -205,7 +204,7 @@ export class Dependency {
           w.late = true;
           this.timedOut();
         }
-        if (w.abandonAtDeadline && w.reject) w.reject(new DeadlineError(this.name, deadlineMs));
+        w.reject?.(new DeadlineError(this.name, deadlineMs));
       }
       if (oldest !== Infinity && this.deadlineTimer === undefined) this.armDeadline(oldest + deadlineMs);
     });

@@ -1,4 +1,4 @@
-import { powerOfTwoSlices } from './durable-writes.js';
+import { powerOfTwoSlices, valuesSql } from './durable-writes.js';
 import type { Store } from './orm.js';
 
 export type Row = Array<string | number | null>;
@@ -20,8 +20,8 @@ export class BatchWriter {
   private queued: Promise<void> | undefined;
   /** Rows of the write under way: they count against the bound until written. */
   private inFlight = 0;
-  /** SQLite only: the insert's text by row count (powers of two up to 128, so at most eight). */
-  private readonly texts = new Map<number, string>();
+  /** `insert into table (columns)`: the statement's head, and its shape for valuesSql's memo. */
+  private readonly head: string;
 
   constructor(
     private readonly store: Store,
@@ -33,7 +33,9 @@ export class BatchWriter {
     private readonly onError: (rows: number, err: unknown) => void = () => {},
     /** Called for a row refused because `maxBuffered` rows already wait (the database is away). */
     private readonly onDrop: () => void = () => {},
-  ) {}
+  ) {
+    this.head = `insert into ${table} (${columns.join(',')})`;
+  }
 
   get pending(): number {
     return this.rows.length;
@@ -102,12 +104,6 @@ export class BatchWriter {
   }
 
   private insertSql(count: number): string {
-    let sql = this.texts.get(count);
-    if (sql === undefined) {
-      const one = `(${this.columns.map(() => '?').join(',')})`;
-      sql = `insert into ${this.table} (${this.columns.join(',')}) values ${new Array<string>(count).fill(one).join(',')}`;
-      if (this.store.dialect === 'sqlite') this.texts.set(count, sql);
-    }
-    return sql;
+    return valuesSql(this.head, this.head, this.columns.length, count, '');
   }
 }

@@ -78,7 +78,7 @@ function join(columns: readonly string[]): string {
  * of texts on SQLite, and no long key built per group.
  */
 const texts = new Map<string, Map<number, string>>();
-function valuesSql(shape: string, head: string, width: number, count: number, tail: string): string {
+export function valuesSql(shape: string, head: string, width: number, count: number, tail: string): string {
   let byCount = texts.get(shape);
   if (!byCount) {
     if (texts.size >= 200) texts.clear();
