@@ -20,8 +20,20 @@
  * pages back before the service listens (idle RSS −40 MB), and the floor keeps the one collection
  * that does so from also shrinking it to 1 MB, which an A/B measured at +30 % CPU per request
  * under load (V8 grows it back only when much survives; bench/README.md "Idle memory").
+ *
+ * `--invocation-count-for-turbofan=300` (V8's default 3000): hot functions reach optimized code
+ * after 300 calls instead of 3000. Until then they run in the interpreter, Sparkplug or Maglev,
+ * and there a closure stored into an object's field (ioredis's `Command` keeps its promise's
+ * resolve and reject that way; `pg` and the service's own classes do the like) keeps that
+ * closure's context, and all it reaches, through every young-generation collection until the
+ * next full one (`node dist/bench/retention-probe.js`: 1.5 MB alive a scavenge without TurboFan,
+ * ~1 KB with it). Under load the scale-out shape's ioredis and `pg` call objects were promoted so,
+ * 750–800 KB a scavenge, for as long as those constructors stayed in Maglev (whole bench runs).
+ * With the flag: 70–80 KB alive a scavenge, 18–22 KB promoted; one connection p99 2.69 → 1.90 ms
+ * scale-out, 1.61 → 1.08 ms embedded; CPU a request at 64 connections −9 to −11 % (A/B in one
+ * run, bench/README.md "Eleventh look").
  */
-export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=32', '--min-semi-space-size=32'];
+export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=32', '--min-semi-space-size=32', '--invocation-count-for-turbofan=300'];
 
 /** A flag's option with `max-`/`min-` dropped: the two bounds of one size are set together or not at all. */
 const family = (arg: string): string => arg.split('=')[0]!.replace(/_/g, '-').replace(/^--(no-)?(max-|min-)?/, '');
