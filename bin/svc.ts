@@ -32,7 +32,7 @@ async function serve(): Promise<void> {
   await applyServiceNodeFlags();
   // Loaded only to serve: `svc --help` and `svc --version` never load the service.
   const { Service } = await import('../kernel/lifecycle/service.js');
-  const service = new Service({ releaseBootMemory: true });
+  const service = new Service({ releaseBootMemory: true, runtimeFlags: true });
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

@@ -18,7 +18,7 @@ import { createStudentClassifier } from '../../plugins/routing/classifier/index.
 import { summarize, type CpuProfile } from '../cpuprofile.js';
 import { quantile } from '../stats.js';
 import { loadSets } from './dataset.js';
-import { missingNodeFlags } from '../../kernel/lifecycle/node-flags.js';
+import { applyRuntimeFlags, missingNodeFlags } from '../../kernel/lifecycle/node-flags.js';
 
 const sets = loadSets();
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -39,6 +39,8 @@ const added = (m: ReturnType<typeof memory>, from: ReturnType<typeof memory>): s
   `+${mb(m.outside - from.outside)} RSS outside the young generation / +${mb(m.heap - from.heap)} heap (young generation ${mb(m.young)}, RSS +${mb(m.rss - from.rss)})`;
 const missing = missingNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
 if (missing.length > 0) console.warn(`(not under the service's node flags: ${missing.join(' ')} missing; memory figures will differ from the service's)`);
+// The V8 flags the service sets once it listens (node-flags.ts), so decisions run as they do there.
+const runtimeFlags = applyRuntimeFlags();
 
 await settle();
 const before = memory();
@@ -108,4 +110,4 @@ session.disconnect();
 const summary = summarize(profile as unknown as CpuProfile, 10);
 console.log(`\n## CPU profile of deciding every prompt five times: top self time\n\n| % | function | where |\n|---:|---|---|`);
 for (const row of summary.self) console.log(`| ${row.pct.toFixed(1)} | \`${row.name}\` | ${row.where} |`);
-console.log(`\n(${process.arch}, Node ${process.version} ${process.execArgv.join(' ')}, load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')})`);
+console.log(`\n(${process.arch}, Node ${process.version} ${[...process.execArgv, ...runtimeFlags].join(' ')}, load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')})`);

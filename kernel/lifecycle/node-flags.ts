@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+
 /**
  * The node flags the service runs with. `svc serve` applies them itself (bin/svc.ts replaces the
  * process with one started with them, same PID), so a process manager, a Kubernetes command or a
@@ -20,6 +22,13 @@
  * pages back before the service listens (idle RSS −40 MB), and the floor keeps the one collection
  * that does so from also shrinking it to 1 MB, which an A/B measured at +30 % CPU per request
  * under load (V8 grows it back only when much survives; bench/README.md "Idle memory").
+ */
+export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=32', '--min-semi-space-size=32'];
+
+/**
+ * V8 flags `svc serve` sets in its own process once it listens (`v8.setFlagsFromString`), not on
+ * the command line, so start-up runs with V8's defaults. An operator's own value on the command
+ * line wins (V8 does not accept these in NODE_OPTIONS); `SVC_NODE_FLAGS=off` sets none.
  *
  * `--invocation-count-for-turbofan=300` (V8's default 3000): hot functions reach optimized code
  * after 300 calls instead of 3000. Until then they run in the interpreter, Sparkplug or Maglev,
@@ -31,9 +40,11 @@
  * 750–800 KB a scavenge, for as long as those constructors stayed in Maglev (whole bench runs).
  * With the flag: 70–80 KB alive a scavenge, 18–22 KB promoted; one connection p99 2.69 → 1.90 ms
  * scale-out, 1.61 → 1.08 ms embedded; CPU a request at 64 connections −9 to −11 % (A/B in one
- * run, bench/README.md "Eleventh look").
+ * run, bench/README.md "Eleventh look"). Set after start-up because on the command line it also
+ * compiled start-up's one-off code (migrations, config, plugin registration) with TurboFan: idle
+ * RSS +4 MB.
  */
-export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=32', '--min-semi-space-size=32', '--invocation-count-for-turbofan=300'];
+export const serviceRuntimeFlags: readonly string[] = ['--invocation-count-for-turbofan=300'];
 
 /** A flag's option with `max-`/`min-` dropped: the two bounds of one size are set together or not at all. */
 const family = (arg: string): string => arg.split('=')[0]!.replace(/_/g, '-').replace(/^--(no-)?(max-|min-)?/, '');
@@ -43,8 +54,28 @@ const family = (arg: string): string => arg.split('=')[0]!.replace(/_/g, '-').re
  * set either bound of the young generation keeps their choice for both.
  */
 export function missingNodeFlags(execArgv: readonly string[], nodeOptions = ''): string[] {
+  return notGiven(serviceNodeFlags, execArgv, nodeOptions);
+}
+
+/** The runtime flags whose option is set neither in `execArgv` nor in NODE_OPTIONS. */
+export function missingRuntimeFlags(execArgv: readonly string[], nodeOptions = ''): string[] {
+  return notGiven(serviceRuntimeFlags, execArgv, nodeOptions);
+}
+
+function notGiven(flags: readonly string[], execArgv: readonly string[], nodeOptions: string): string[] {
   const given = new Set([...execArgv, ...nodeOptions.split(/\s+/)].filter(Boolean).map(family));
-  return serviceNodeFlags.filter((f) => !given.has(family(f)));
+  return flags.filter((f) => !given.has(family(f)));
+}
+
+/**
+ * Sets the runtime flags the operator did not set (none with `SVC_NODE_FLAGS=off`); returns them
+ * (`api.started` lists them as `node_flags`).
+ */
+export function applyRuntimeFlags(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv): string[] {
+  if (env.SVC_NODE_FLAGS === 'off') return [];
+  const flags = missingRuntimeFlags(execArgv, env.NODE_OPTIONS);
+  for (const f of flags) setFlagsFromString(f);
+  return flags;
 }
 
 /**

@@ -20,6 +20,7 @@ import { guardCache } from '../cache/guarded.js';
 import { packageRoot } from '../paths.js';
 import { PluginOrderToken } from '../contracts/diagnostics.js';
 import { releaseBootMemory } from './boot-heap.js';
+import { applyRuntimeFlags } from './node-flags.js';
 import { ExpiryWatchers, KernelConfigToken, LifecycleToken, LoggerToken, PipelineToken, type Lifecycle } from './lifecycle.js';
 
 export interface ServiceOptions {
@@ -32,6 +33,8 @@ export interface ServiceOptions {
    * sets it: a process that runs one service; tests that start many in one process do not.
    */
   releaseBootMemory?: boolean;
+  /** Set node-flags.ts's runtime V8 flags once listening (`svc serve`; not in tests that run many services in one process). */
+  runtimeFlags?: boolean;
 }
 
 /** The command whose words begin the command line; the longest name wins. */
@@ -91,7 +94,8 @@ export class Service {
     const names = await this.boot();
     if (this.options.releaseBootMemory) releaseBootMemory();
     this.port = await this.http.listen(this.config.server.port, this.config.server.host);
-    this.log.info('api.started', { host: this.config.server.host, port: this.port, shape: this.shape, plugins: names, version });
+    const nodeFlags = this.options.runtimeFlags ? applyRuntimeFlags() : undefined;
+    this.log.info('api.started', { host: this.config.server.host, port: this.port, shape: this.shape, plugins: names, version, ...(nodeFlags ? { node_flags: nodeFlags } : {}) });
     if (names.includes('admin-ui')) this.log.info('api.admin_ui', { url: uiUrl(this.config.server.host, this.port) });
     return this.port;
   }
