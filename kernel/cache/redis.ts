@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RedisOptions } from 'ioredis';
-import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
+import { CountersMissing, type AdjustItem, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
 import { clusterPrefix, connect, parseRedisUrl, type RedisClient } from './redis-url.js';
 
 /** How long a call waits for a (re)connecting client before it fails closed. */
@@ -30,7 +30,8 @@ const OPTIONS: RedisOptions = {
 
 /**
  * Seeds, checks and adds counter lines in one step, then records or removes a sorted-set member.
- * KEYS: the n counters, then the set if any. ARGV: n, then amount, limit ('' none), ttl (0 none)
+ * `one(ko, ao)` reads a call whose keys start after KEYS[ko] and whose arguments start at
+ * ARGV[ao]: KEYS: the n counters, then the set. ARGV: n, then amount, limit ('' none), ttl (0 none)
  * and seed ('' none, 'must' the counter must exist) per line, then op ('add' | 'swap' | 'rem' |
  * 'remreq' | ''), member, score, replaced member; 'remreq' changes nothing (reply {2}) unless the
  * member is in the set, 'swap' nothing (reply {3}) unless the replaced member is, and then puts the
@@ -38,52 +39,72 @@ const OPTIONS: RedisOptions = {
  * missing line indexes from 0…}).
  * Seeding is sequential (like the memory cache) so a key named twice is seeded once.
  */
-const APPLY = `
-local n = tonumber(ARGV[1])
-local o = 2 + n * 4
-if ARGV[o] == 'remreq' and not redis.call('ZSCORE', KEYS[n + 1], ARGV[o + 1]) then return {2} end
-if ARGV[o] == 'swap' and not redis.call('ZSCORE', KEYS[n + 1], ARGV[o + 3]) then return {3} end
-local missing = {4}
-for i = 1, n do
-  if ARGV[i * 4 + 1] == 'must' and redis.call('EXISTS', KEYS[i]) == 0 then missing[#missing + 1] = i - 1 end
-end
-if #missing > 1 then return missing end
-local cur = {}
-for i = 1, n do
-  local b = 1 + (i - 1) * 4
-  local ttl, seed = tonumber(ARGV[b + 3]), ARGV[b + 4]
-  local v = redis.call('GET', KEYS[i])
-  if v then
-    cur[i] = tonumber(v)
-  elseif seed ~= '' and seed ~= 'must' then
-    if ttl > 0 then redis.call('SET', KEYS[i], seed, 'PX', ttl) else redis.call('SET', KEYS[i], seed) end
-    cur[i] = tonumber(seed)
-  else
-    cur[i] = 0
+const ONE = `
+local function one(ko, ao)
+  local n = tonumber(ARGV[ao])
+  local o = ao + 1 + n * 4
+  local set = KEYS[ko + n + 1]
+  if ARGV[o] == 'remreq' and not redis.call('ZSCORE', set, ARGV[o + 1]) then return {2} end
+  if ARGV[o] == 'swap' and not redis.call('ZSCORE', set, ARGV[o + 3]) then return {3} end
+  local missing = {4}
+  for i = 1, n do
+    if ARGV[ao + (i - 1) * 4 + 4] == 'must' and redis.call('EXISTS', KEYS[ko + i]) == 0 then missing[#missing + 1] = i - 1 end
   end
-end
-for i = 1, n do
-  local b = 1 + (i - 1) * 4
-  local limit = ARGV[b + 2]
-  if limit ~= '' and cur[i] + tonumber(ARGV[b + 1]) > tonumber(limit) then
-    return {0, i - 1, cur[i], redis.call('PTTL', KEYS[i])}
+  if #missing > 1 then return missing end
+  local cur = {}
+  for i = 1, n do
+    local b = ao + (i - 1) * 4
+    local ttl, seed = tonumber(ARGV[b + 3]), ARGV[b + 4]
+    local v = redis.call('GET', KEYS[ko + i])
+    if v then
+      cur[i] = tonumber(v)
+    elseif seed ~= '' and seed ~= 'must' then
+      if ttl > 0 then redis.call('SET', KEYS[ko + i], seed, 'PX', ttl) else redis.call('SET', KEYS[ko + i], seed) end
+      cur[i] = tonumber(seed)
+    else
+      cur[i] = 0
+    end
   end
+  for i = 1, n do
+    local b = ao + (i - 1) * 4
+    local limit = ARGV[b + 2]
+    if limit ~= '' and cur[i] + tonumber(ARGV[b + 1]) > tonumber(limit) then
+      return {0, i - 1, cur[i], redis.call('PTTL', KEYS[ko + i])}
+    end
+  end
+  local out = {1}
+  for i = 1, n do
+    local b = ao + (i - 1) * 4
+    local ttl = tonumber(ARGV[b + 3])
+    local created = redis.call('EXISTS', KEYS[ko + i]) == 0
+    out[i + 1] = redis.call('INCRBY', KEYS[ko + i], ARGV[b + 1])
+    if created and ttl > 0 then redis.call('PEXPIRE', KEYS[ko + i], ttl) end
+  end
+  if ARGV[o] == 'swap' then redis.call('ZREM', set, ARGV[o + 3]) end
+  if ARGV[o] == 'add' or ARGV[o] == 'swap' then redis.call('ZADD', set, ARGV[o + 2], ARGV[o + 1])
+  elseif ARGV[o] == 'rem' or ARGV[o] == 'remreq' then redis.call('ZREM', set, ARGV[o + 1]) end
+  return out
 end
-local out = {1}
-for i = 1, n do
-  local b = 1 + (i - 1) * 4
-  local ttl = tonumber(ARGV[b + 3])
-  local created = redis.call('EXISTS', KEYS[i]) == 0
-  out[i + 1] = redis.call('INCRBY', KEYS[i], ARGV[b + 1])
-  if created and ttl > 0 then redis.call('PEXPIRE', KEYS[i], ttl) end
+`;
+
+/** One call; its set key is always given (a placeholder when there is no set op). */
+const APPLY = `${ONE}
+return one(0, 1)`;
+
+/** ARGV[1] calls, one after another, each as APPLY reads it; their replies in order. */
+const APPLY_EACH = `${ONE}
+local ko, ao, out = 0, 2, {}
+for c = 1, tonumber(ARGV[1]) do
+  local n = tonumber(ARGV[ao])
+  out[c] = one(ko, ao)
+  ko = ko + n + 1
+  ao = ao + 1 + n * 4 + 4
 end
-if ARGV[o] == 'swap' then redis.call('ZREM', KEYS[n + 1], ARGV[o + 3]) end
-if ARGV[o] == 'add' or ARGV[o] == 'swap' then redis.call('ZADD', KEYS[n + 1], ARGV[o + 2], ARGV[o + 1])
-elseif ARGV[o] == 'rem' or ARGV[o] == 'remreq' then redis.call('ZREM', KEYS[n + 1], ARGV[o + 1]) end
 return out`;
 
 type Scripted = RedisClient & {
   svcApply(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
+  svcApplyEach(numKeys: number, ...args: (string | number)[]): Promise<number[][]>;
 };
 
 /** Redis wants whole milliseconds; 0 or absent means no expiry (as in the memory cache). */
@@ -91,6 +112,12 @@ const ms = (ttlMs?: number): number => (ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 
 
 /** A sorted-set score bound as Redis spells it. */
 const scoreBound = (score: number): string => (Number.isFinite(score) ? String(score) : score > 0 ? '+inf' : '-inf');
+
+/** An adjust's reply as `adjust` returns it; throws `CountersMissing` for reply {4, …}. */
+function adjusted(reply: number[]): number[] {
+  if (reply[0] === 4) throw new CountersMissing(reply.slice(1));
+  return reply[0] === 2 ? [] : reply.slice(1);
+}
 
 /** INCRBY fails on a non-integer after earlier lines were applied; refuse before anything is sent. */
 function integer(n: number, what: string): number {
@@ -126,6 +153,7 @@ export class RedisCache implements CachePort {
     this.prefix = target.kind === 'cluster' ? clusterPrefix(prefix) : prefix;
     this.redis = this.watch(connect(target, OPTIONS)) as Scripted;
     this.redis.defineCommand('svcApply', { lua: APPLY });
+    this.redis.defineCommand('svcApplyEach', { lua: APPLY_EACH });
   }
 
   /** An unhandled 'error' event would kill the process; keep the cause for the rejection message. */
@@ -210,25 +238,56 @@ export class RedisCache implements CachePort {
   }
 
   async adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
+    const keys: string[] = [];
+    const argv: (string | number)[] = [];
+    this.adjustArgs(keys, argv, lines, untrack);
+    return adjusted(await this.run((r) => r.svcApply(keys.length, ...keys, ...argv)));
+  }
+
+  async adjustEach(items: AdjustItem[]): Promise<Array<number[] | CountersMissing>> {
+    if (items.length === 0) return [];
+    const keys: string[] = [];
+    const argv: (string | number)[] = [items.length];
+    for (const item of items) this.adjustArgs(keys, argv, item.lines, item.untrack);
+    const replies = await this.run((r) => r.svcApplyEach(keys.length, ...keys, ...argv));
+    return replies.map((reply) => {
+      try {
+        return adjusted(reply);
+      } catch (err) {
+        return err as CountersMissing;
+      }
+    });
+  }
+
+  private adjustArgs(keys: string[], argv: (string | number)[], lines: AdjustLine[], untrack?: Untrack): void {
     const args = lines.map((l) => ({ key: l.key, amount: l.delta, limit: null, ttlMs: l.ttlMs, seed: l.seed, mustExist: l.mustExist }));
-    const reply = await this.apply(args, untrack ? [untrack.required ? 'remreq' : 'rem', untrack.key, untrack.member, '', ''] : undefined);
-    if (reply[0] === 4) throw new CountersMissing(reply.slice(1));
-    return reply[0] === 2 ? [] : reply.slice(1);
+    this.callArgs(keys, argv, args, untrack ? [untrack.required ? 'remreq' : 'rem', untrack.key, untrack.member, '', ''] : undefined);
   }
 
   /** One call of the APPLY script; `set` is [op, key, member, score, replaced member]. */
   private apply(lines: ReserveLine[], set?: readonly [string, string, string, string, string]): Promise<number[]> {
-    const keys = lines.map((l) => this.k(l.key));
-    const argv: (string | number)[] = [lines.length];
+    const keys: string[] = [];
+    const argv: (string | number)[] = [];
+    this.callArgs(keys, argv, lines, set);
+    return this.run((r) => r.svcApply(keys.length, ...keys, ...argv));
+  }
+
+  /** Appends one call's keys and arguments as `one` reads them (the set key always present). */
+  private callArgs(keys: string[], argv: (string | number)[], lines: ReserveLine[], set?: readonly [string, string, string, string, string]): void {
+    argv.push(lines.length);
     for (const l of lines) {
+      keys.push(this.k(l.key));
       const seed = l.seed !== undefined ? integer(l.seed, 'seed') : l.mustExist ? 'must' : '';
       argv.push(integer(l.amount, 'amount'), l.limit === null ? '' : l.limit, ms(l.ttlMs), seed);
     }
     if (set) {
       keys.push(this.k(set[1]));
       argv.push(set[0], set[2], set[3], set[4]);
-    } else argv.push('', '', '', '');
-    return this.run((r) => r.svcApply(keys.length, ...keys, ...argv));
+    } else {
+      // No set op: a key is still given so every call has n + 1 (never read; the prefix keeps it on a Cluster's slot).
+      keys.push(this.k('-'));
+      argv.push('', '', '', '');
+    }
   }
 
   members(key: string): Promise<string[]> {
