@@ -24,7 +24,6 @@ export function guardCache(cache: CachePort, dep: Dependency): CachePort {
     ttl: (key) => run(() => cache.ttl(key)),
     reserve: (lines, track) => run(() => cache.reserve(lines, track)),
     adjust: (lines, untrack) => run(() => cache.adjust(lines, untrack)),
-    adjustEach: (items) => run(() => cache.adjustEach(items)),
     members: (key) => run(() => cache.members(key)),
     expired: (key, maxScore, limit) => run(() => cache.expired(key, maxScore, limit)),
     publish: (channel, message) => run(() => cache.publish(channel, message)),

@@ -1,5 +1,5 @@
 import { ChurnMap } from '../pipeline/churn-map.js';
-import { CountersMissing, type AdjustItem, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
+import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
 
 interface Entry { value: string; expiresAt: number } // expiresAt 0 = no expiry
 
@@ -115,21 +115,6 @@ export class MemoryCache implements CachePort {
   }
 
   async adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
-    return this.adjustNow(lines, untrack);
-  }
-
-  async adjustEach(items: AdjustItem[]): Promise<Array<number[] | CountersMissing>> {
-    return items.map((item) => {
-      try {
-        return this.adjustNow(item.lines, item.untrack);
-      } catch (err) {
-        if (err instanceof CountersMissing) return err;
-        throw err;
-      }
-    });
-  }
-
-  private adjustNow(lines: AdjustLine[], untrack?: Untrack): number[] {
     if (untrack?.required && !this.sets.get(untrack.key)?.has(untrack.member)) return [];
     this.present(lines);
     const values = lines.map((l) => {

@@ -71,12 +71,6 @@ export interface Tracked {
 /** A member to remove from its set in the same step; `required`: only if it is still there. */
 export type Untrack = Omit<Tracked, 'score'> & { required?: boolean };
 
-/** One `adjust` of an `adjustEach` call. */
-export interface AdjustItem {
-  lines: AdjustLine[];
-  untrack?: Untrack;
-}
-
 /**
  * The cache port: the shared, atomic state that replicas agree on. In memory (single node) every
  * call is one synchronous step; on Redis every call is one round trip (a Lua script where several
@@ -112,13 +106,6 @@ export interface CachePort {
    * empty then: a settle retried after a lost reply, or raced by a reaper, never moves twice.
    */
   adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]>;
-  /**
-   * Several independent `adjust`s in one step (one round trip on Redis, where each is a script
-   * call otherwise): each item changes all of its lines or none, exactly as `adjust` would, and
-   * its result is what `adjust` would have returned, or the `CountersMissing` it would have thrown
-   * (that item changed nothing; the others still apply).
-   */
-  adjustEach(items: AdjustItem[]): Promise<Array<number[] | CountersMissing>>;
   /** Every member of a sorted set (empty when there is none); for rare paths, never per request. */
   members(key: string): Promise<string[]>;
   /**

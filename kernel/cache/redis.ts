@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RedisOptions } from 'ioredis';
-import { CountersMissing, type AdjustItem, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
+import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
 import { clusterPrefix, connect, parseRedisUrl, type RedisClient } from './redis-url.js';
 
 /** How long a call waits for a (re)connecting client before it fails closed. */
@@ -102,6 +102,17 @@ for c = 1, tonumber(ARGV[1]) do
 end
 return out`;
 
+/** Most calls one APPLY_EACH run applies: a script blocks every other client of Redis while it runs. */
+const maxCallsPerRun = 64;
+
+/** An APPLY call waiting for the end of the loop's turn, with its keys and arguments. */
+interface QueuedCall {
+  keys: string[];
+  argv: (string | number)[];
+  done: (reply: number[]) => void;
+  fail: (err: unknown) => void;
+}
+
 type Scripted = RedisClient & {
   svcApply(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
   svcApplyEach(numKeys: number, ...args: (string | number)[]): Promise<number[][]>;
@@ -145,6 +156,8 @@ export class RedisCache implements CachePort {
   private readonly prefix: string;
   private lastError: Error | undefined;
   private closed = false;
+  /** APPLY calls made this turn of the event loop, sent together (see `apply`). */
+  private queued: QueuedCall[] = [];
 
   /** Connects in the background; never blocks (throws only for a malformed URL). */
   constructor(url: string, prefix: string) {
@@ -238,38 +251,61 @@ export class RedisCache implements CachePort {
   }
 
   async adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
-    const keys: string[] = [];
-    const argv: (string | number)[] = [];
-    this.adjustArgs(keys, argv, lines, untrack);
-    return adjusted(await this.run((r) => r.svcApply(keys.length, ...keys, ...argv)));
+    return adjusted(await this.adjustOne(lines, untrack));
   }
 
-  async adjustEach(items: AdjustItem[]): Promise<Array<number[] | CountersMissing>> {
-    if (items.length === 0) return [];
-    const keys: string[] = [];
-    const argv: (string | number)[] = [items.length];
-    for (const item of items) this.adjustArgs(keys, argv, item.lines, item.untrack);
-    const replies = await this.run((r) => r.svcApplyEach(keys.length, ...keys, ...argv));
-    return replies.map((reply) => {
-      try {
-        return adjusted(reply);
-      } catch (err) {
-        return err as CountersMissing;
-      }
+  private adjustOne(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
+    const args = lines.map((l) => ({ key: l.key, amount: l.delta, limit: null, ttlMs: l.ttlMs, seed: l.seed, mustExist: l.mustExist }));
+    return this.apply(args, untrack ? [untrack.required ? 'remreq' : 'rem', untrack.key, untrack.member, '', ''] : undefined);
+  }
+
+  /**
+   * One run of the APPLY script's `one`; `set` is [op, key, member, score, replaced member].
+   * Calls made in one turn of the event loop go to Redis together, as ONE script run that applies
+   * each in turn (APPLY_EACH; each still all or nothing): under load the holds and settles of
+   * many requests share a socket write, a command and a script run instead of one each. A call
+   * waits at most until the loop's check phase (setImmediate), right after the I/O callbacks that
+   * made it.
+   */
+  private apply(lines: ReserveLine[], set?: readonly [string, string, string, string, string]): Promise<number[]> {
+    const call: QueuedCall = { keys: [], argv: [], done: undefined!, fail: undefined! };
+    this.callArgs(call.keys, call.argv, lines, set);
+    return new Promise((done, fail) => {
+      call.done = done;
+      call.fail = fail;
+      this.queued.push(call);
+      if (this.queued.length === 1) setImmediate(this.sendQueued);
     });
   }
 
-  private adjustArgs(keys: string[], argv: (string | number)[], lines: AdjustLine[], untrack?: Untrack): void {
-    const args = lines.map((l) => ({ key: l.key, amount: l.delta, limit: null, ttlMs: l.ttlMs, seed: l.seed, mustExist: l.mustExist }));
-    this.callArgs(keys, argv, args, untrack ? [untrack.required ? 'remreq' : 'rem', untrack.key, untrack.member, '', ''] : undefined);
-  }
+  private readonly sendQueued = (): void => {
+    const all = this.queued;
+    this.queued = [];
+    for (let at = 0; at < all.length; at += maxCallsPerRun) {
+      const calls = at === 0 && all.length <= maxCallsPerRun ? all : all.slice(at, at + maxCallsPerRun);
+      this.send(calls).then(
+        (replies) => {
+          for (let i = 0; i < calls.length; i++) calls[i]!.done(replies[i]!);
+        },
+        (err: unknown) => {
+          for (const c of calls) c.fail(err);
+        },
+      );
+    }
+  };
 
-  /** One call of the APPLY script; `set` is [op, key, member, score, replaced member]. */
-  private apply(lines: ReserveLine[], set?: readonly [string, string, string, string, string]): Promise<number[]> {
+  private send(calls: QueuedCall[]): Promise<number[][]> {
+    if (calls.length === 1) {
+      const { keys, argv } = calls[0]!;
+      return this.run((r) => r.svcApply(keys.length, ...keys, ...argv)).then((reply) => [reply]);
+    }
     const keys: string[] = [];
-    const argv: (string | number)[] = [];
-    this.callArgs(keys, argv, lines, set);
-    return this.run((r) => r.svcApply(keys.length, ...keys, ...argv));
+    const argv: (string | number)[] = [calls.length];
+    for (const c of calls) {
+      for (const k of c.keys) keys.push(k);
+      for (const a of c.argv) argv.push(a);
+    }
+    return this.run((r) => r.svcApplyEach(keys.length, ...keys, ...argv));
   }
 
   /** Appends one call's keys and arguments as `one` reads them (the set key always present). */

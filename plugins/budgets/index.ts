@@ -28,7 +28,6 @@ import { holdColumns, Settler } from './settler.js';
 import { changeChannel, emptySnapshot, loadSnapshot, webhookSecretContext, type Snapshot } from './snapshot.js';
 import { Totals } from './totals.js';
 import { CounterSeeds } from './seeds.js';
-import { HoldMoves } from './hold-moves.js';
 import { capRoutes } from './routes/caps.js';
 import { settingRoutes } from './routes/settings.js';
 import { myUsageRoutes } from './routes/my-usage.js';
@@ -87,7 +86,7 @@ export default definePlugin({
     }, () => holdsDropped.hit());
     const live = new LiveHolds();
     const seeds = new CounterSeeds(cache, totals);
-    const settler = new Settler(live, totals, seeds, new HoldMoves(cache, seeds), holdLog, ctx.log, graceMs);
+    const settler = new Settler(live, totals, seeds, holdLog, ctx.log, graceMs);
     const configured = cfg.alertWebhook.url ? { url: cfg.alertWebhook.url, secret: ctx.env[cfg.alertWebhook.secretEnv] ?? null } : null;
     const vault = ctx.use(CredentialVaultToken);
     // The stored webhook secret is encrypted like provider keys; it is opened only to sign a delivery.

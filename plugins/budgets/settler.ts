@@ -3,7 +3,6 @@ import type { AdjustLine, BatchWriter, Logger, RequestContext } from '../../kern
 import type { Live, LiveHolds } from './live.js';
 import { moveLines, type TrackedHold } from './reservation.js';
 import type { CounterSeeds } from './seeds.js';
-import type { HoldMoves } from './hold-moves.js';
 import type { Totals } from './totals.js';
 
 export type HoldEnd = 'settled' | 'refused' | 'abandoned';
@@ -36,7 +35,6 @@ export class Settler {
     private readonly live: LiveHolds,
     private readonly totals: Totals,
     private readonly seeds: CounterSeeds,
-    private readonly moves: HoldMoves,
     private readonly holdLog: BatchWriter,
     private readonly log: Logger,
     private readonly graceMs: number,
@@ -45,9 +43,8 @@ export class Settler {
   /**
    * Settles a request that reached the provider (README "Crash safety"): stages its running
    * totals and its settled hold record in the request's durable commit (with the usage record),
-   * and moves the counters only once that commit landed, in one cache call with the rest of the
-   * group's settles (hold-moves.ts). The hold stays live (kept alive, never reaped as ours) until
-   * the counters moved.
+   * and moves the counters only once that commit landed. The hold stays live (kept alive, never
+   * reaped as ours) until the counters moved.
    */
   stage(rc: RequestContext, l: Live, charge: number): void {
     if (l.ended) return;
@@ -59,7 +56,7 @@ export class Settler {
     rc.durable!.push({ kind: 'insert', table: 'budget_holds', columns: holdColumns, rows: [holdRow(h, charge, 'settled', t)], onConflict: settledWins });
     rc.afterCommit!.push(async () => {
       try {
-        await this.moves.move(h, l.member, lines);
+        await this.seeds.moveHold(h, l.member, lines);
       } catch {
         this.retry(h, lines, l.member);
       }

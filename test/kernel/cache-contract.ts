@@ -150,30 +150,35 @@ export function contract(s: Subject): void {
     assert.equal(await c.expired(set, 100, 10), ['h2']);
   });
 
-  test('adjustEach: each item as its own adjust, in one step', async () => {
-    const [a, b, lost, set] = [key('each'), key('each'), key('each'), key('set')];
+  test('calls made in the same turn (Redis sends them as one script run): each all or nothing, each its own result', async () => {
+    const [a, b, lost, set] = [key('turn'), key('turn'), key('turn'), key('set')];
     await c.reserve([{ key: a, amount: 10, limit: 100 }, { key: b, amount: 10, limit: 100, seed: 0 }], { key: set, member: 'h1', score: 5 });
     await c.reserve([{ key: a, amount: 20, limit: 100 }], { key: set, member: 'h2', score: 5 });
     await c.reserve([{ key: a, amount: 5, limit: 100 }], { key: set, member: 'h3', score: 5 });
-    const results = await c.adjustEach([
+    const settled = (p: Promise<unknown>) => p.catch((e: unknown) => e);
+    const results = await Promise.all([
       // a settle: both counters move and the hold leaves the set
-      { lines: [{ key: a, delta: -4, mustExist: true }, { key: b, delta: -4, mustExist: true }], untrack: { key: set, member: 'h1', required: true } },
-      // its counter was lost: this item changes nothing (not even its hold), the others apply
-      { lines: [{ key: a, delta: -1, mustExist: true }, { key: lost, delta: -20, mustExist: true }], untrack: { key: set, member: 'h2', required: true } },
+      settled(c.adjust([{ key: a, delta: -4, mustExist: true }, { key: b, delta: -4, mustExist: true }], { key: set, member: 'h1', required: true })),
+      // its counter was lost: this call changes nothing (not even its hold), the others apply
+      settled(c.adjust([{ key: a, delta: -1, mustExist: true }, { key: lost, delta: -20, mustExist: true }], { key: set, member: 'h2', required: true })),
       // already ended elsewhere: nothing moves
-      { lines: [{ key: a, delta: -10, mustExist: true }], untrack: { key: set, member: 'gone', required: true } },
-      { lines: [{ key: a, delta: -5, ttlMs: 1000 }], untrack: { key: set, member: 'h3' } },
-      { lines: [{ key: lost, delta: 7, seed: 100, ttlMs: 5000 }] },
+      settled(c.adjust([{ key: a, delta: -10, mustExist: true }], { key: set, member: 'gone', required: true })),
+      // refused by its limit: nothing is reserved, nothing tracked
+      settled(c.reserve([{ key: a, amount: 1, limit: 1000 }, { key: b, amount: 95, limit: 100 }], { key: set, member: 'h4', score: 5 })),
+      settled(c.adjust([{ key: a, delta: -5, ttlMs: 1000 }], { key: set, member: 'h3' })),
+      settled(c.reserve([{ key: a, amount: 4, limit: 30 }], { key: set, member: 'h5', score: 7 })),
+      settled(c.adjust([{ key: lost, delta: 7, seed: 100, ttlMs: 5000 }])),
     ]);
     assert.equal(results[0], [31, 6]);
     assert.instance(results[1], CountersMissing);
     assert.equal((results[1] as CountersMissing).lines, [1]);
-    assert.equal(results.slice(2), [[], [26], [107]]);
-    assert.equal([await c.get(a), await c.get(b), await c.get(lost)], ['26', '6', '107']);
-    assert.equal(await c.members(set), ['h2']);
+    assert.equal(results[2], []);
+    assert.equal({ ...(results[3] as object), ttlMs: 0 }, { ok: false, index: 1, current: 6, ttlMs: 0 });
+    assert.equal(results.slice(4), [[26], { ok: true, values: [30] }, [107]]);
+    assert.equal([await c.get(a), await c.get(b), await c.get(lost)], ['30', '6', '107']);
+    assert.equal((await c.members(set)).sort(), ['h2', 'h5']);
     const t = await c.ttl(lost);
     assert.ok(t > 0 && t <= 5000, `seeded ttl ${t}`);
-    assert.equal(await c.adjustEach([]), []);
   });
 
   test('reserve in place of a member: only while it is there; re-scoring never brings one back', async () => {

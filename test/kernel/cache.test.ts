@@ -78,6 +78,29 @@ function redisOnly(): void {
     await Promise.all([mine.close(), other.close()]);
   });
 
+  test('reserves and adjusts made in one turn of the event loop go to Redis as one script run, 64 at most', async () => {
+    const cache = new RedisCache(REDIS_URL, prefix);
+    await cache.ping();
+    const client = (cache as unknown as { redis: Record<string, (...args: unknown[]) => Promise<unknown>> }).redis;
+    const runs = { one: 0, each: 0 };
+    for (const [name, field] of [['svcApply', 'one'], ['svcApplyEach', 'each']] as const) {
+      const real = client[name]!.bind(client);
+      client[name] = (...args: unknown[]) => {
+        runs[field]++;
+        return real(...args);
+      };
+    }
+    const k = `turn:${randomUUID()}`;
+    const calls = Array.from({ length: 70 }, (_, i) => (i % 2 ? cache.adjust([{ key: k, delta: 1 }]) : cache.reserve([{ key: k, amount: 1, limit: 1000 }])));
+    await Promise.all(calls);
+    assert.equal(runs, { one: 0, each: 2 }, '70 calls: one run of 64 and one of 6');
+    assert.is(await cache.get(k), '70');
+    // A call alone in its turn goes as the single-call script.
+    assert.equal(await cache.adjust([{ key: k, delta: -70 }]), [0]);
+    assert.equal(runs, { one: 1, each: 2 });
+    await cache.close();
+  });
+
   test('fails closed while Redis is away and recovers when it returns', async () => {
     let proxy = await startProxy(0);
     const c = new RedisCache(`redis://127.0.0.1:${proxy.port}`, prefix);
