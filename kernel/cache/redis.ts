@@ -91,12 +91,18 @@ end
 const APPLY = `${ONE}
 return one(0, 1)`;
 
-/** ARGV[1] calls, one after another, each as APPLY reads it; their replies in order. */
+/**
+ * ARGV[1] calls, one after another, each as APPLY reads it; their replies in order. A call that
+ * raises an error (a key of another type under the prefix) gets {5, message} and fails alone, as
+ * it would have as its own script run; the calls after it still run.
+ */
 const APPLY_EACH = `${ONE}
 local ko, ao, out = 0, 2, {}
 for c = 1, tonumber(ARGV[1]) do
   local n = tonumber(ARGV[ao])
-  out[c] = one(ko, ao)
+  local ok, reply = pcall(one, ko, ao)
+  if ok then out[c] = reply
+  else out[c] = {5, type(reply) == 'table' and tostring(reply.err) or tostring(reply)} end
   ko = ko + n + 1
   ao = ao + 1 + n * 4 + 4
 end
@@ -285,7 +291,11 @@ export class RedisCache implements CachePort {
       const calls = at === 0 && all.length <= maxCallsPerRun ? all : all.slice(at, at + maxCallsPerRun);
       this.send(calls).then(
         (replies) => {
-          for (let i = 0; i < calls.length; i++) calls[i]!.done(replies[i]!);
+          for (let i = 0; i < calls.length; i++) {
+            const reply = replies[i]!;
+            if (reply[0] === 5) calls[i]!.fail(new Error(`cache: ${String(reply[1])}`));
+            else calls[i]!.done(reply);
+          }
         },
         (err: unknown) => {
           for (const c of calls) c.fail(err);

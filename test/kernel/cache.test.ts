@@ -98,6 +98,14 @@ function redisOnly(): void {
     // A call alone in its turn goes as the single-call script.
     assert.equal(await cache.adjust([{ key: k, delta: -70 }]), [0]);
     assert.equal(runs, { one: 1, each: 2 });
+    // A call that fails in Redis (a counter that is not a number) fails alone; the rest of its run applies.
+    const [good, bad] = [`turn:${randomUUID()}`, `turn:${randomUUID()}`];
+    await cache.set(bad, 'not a number');
+    const results = await Promise.allSettled([cache.adjust([{ key: good, delta: 2 }]), cache.adjust([{ key: bad, delta: 1 }]), cache.adjust([{ key: good, delta: 3 }])]);
+    assert.equal(runs, { one: 1, each: 3 });
+    assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.match(String((results[1] as PromiseRejectedResult).reason), /cache: .*not an integer/);
+    assert.equal([await cache.get(good), await cache.get(bad)], ['5', 'not a number']);
     await cache.close();
   });
 
