@@ -31,15 +31,35 @@ function timePrefix(now: number): string {
   return now.toString(32).padStart(9, '0');
 }
 
+let lastMs = -1;
+let inMs = 0;
+
 /**
- * `prefix` + the time (sortable) + `bytes` random bytes. Ids that are primary keys of tables
- * written on every request (usage records, spans, conversation messages, tool calls) are made
- * like this so that new rows go to the end of the index instead of a random page of it: SQLite
- * and PostgreSQL then write the same few pages per commit whatever the table's size (random keys
- * cost ~3.7× the writer's time per request at 200,000 rows; docs/decisions.md "Time-ordered ids").
+ * Two characters (same alphabet as the time) that count the ids made in one millisecond, so ids
+ * of one process sort in the order they were made: an audit entry, a conversation's messages and
+ * a tool loop's calls are listed by id after the time, and random characters would order the ones
+ * made in the same millisecond at random.
+ */
+function sequence(now: number): string {
+  if (now === lastMs) inMs++;
+  else {
+    lastMs = now;
+    inMs = 0;
+  }
+  return (inMs & 1023).toString(32).padStart(2, '0');
+}
+
+/**
+ * `prefix` + the time (sortable) + a count within the millisecond + `bytes` random bytes less
+ * their first two characters (the length is that of the time and the bytes). Ids that are primary
+ * keys of tables written on every request (usage records, spans, conversation messages, tool
+ * calls) are made like this so that new rows go to the end of the index instead of a random page
+ * of it: SQLite and PostgreSQL then write the same few pages per commit whatever the table's size
+ * (random keys cost ~3.7× the writer's time per request at 200,000 rows; docs/decisions.md
+ * "Time-ordered ids").
  */
 export function orderedId(prefix: string, bytes = 9, now = Date.now()): string {
-  return prefix + timePrefix(now) + randomId(bytes, 'base64url');
+  return prefix + timePrefix(now) + sequence(now) + randomId(bytes, 'base64url').slice(2);
 }
 
 const hex = (at: number, n: number): string => pool.toString('hex', at, at + n);

@@ -22,6 +22,15 @@ ids('ordered ids made in the same millisecond still differ', () => {
   assert.is(seen.size, 5_000);
 });
 
+ids('ordered ids made in the same millisecond sort in the order they were made (an audit entry after the one before it)', () => {
+  const made = Array.from({ length: 1_000 }, () => orderedId('aud_', 9, 1_764_000_000_123));
+  assert.equal([...made].sort(), made);
+  // The same in the byte order PostgreSQL's "C" collation and SQLite use, and the next millisecond starts over after them.
+  const next = orderedId('aud_', 9, 1_764_000_000_124);
+  assert.ok(next > made[made.length - 1]!);
+  assert.match(next, /^aud_[0-9a-v]{9}00[A-Za-z0-9_-]{10}$/);
+});
+
 ids('ordered UUIDs are version 7 with the RFC 9562 variant and sort by time', () => {
   const a = orderedUuid(1_764_000_000_000);
   const b = orderedUuid(1_764_000_000_001);
