@@ -1,0 +1,84 @@
+/**
+ * The Lua scripts of the Redis cache (redis.ts): every change of several counters and a sorted
+ * set's member is one script run, so replicas never see half of one.
+ */
+
+/**
+ * Seeds, checks and adds counter lines in one step, then records or removes a sorted-set member.
+ * `one(ko, ao)` reads a call whose keys start after KEYS[ko] and whose arguments start at
+ * ARGV[ao]: KEYS: the n counters, then the set. ARGV: n, then amount, limit ('' none), ttl (0 none)
+ * and seed ('' none, 'must' the counter must exist) per line, then op ('add' | 'swap' | 'rem' |
+ * 'remreq' | ''), member, score, replaced member; 'remreq' changes nothing (reply {2}) unless the
+ * member is in the set, 'swap' nothing (reply {3}) unless the replaced member is, and then puts the
+ * member in its place; a 'must' line whose counter does not exist changes nothing (reply {4,
+ * missing line indexes from 0…}).
+ * Seeding is sequential (like the memory cache) so a key named twice is seeded once.
+ */
+const ONE = `
+local function one(ko, ao)
+  local n = tonumber(ARGV[ao])
+  local o = ao + 1 + n * 4
+  local set = KEYS[ko + n + 1]
+  if ARGV[o] == 'remreq' and not redis.call('ZSCORE', set, ARGV[o + 1]) then return {2} end
+  if ARGV[o] == 'swap' and not redis.call('ZSCORE', set, ARGV[o + 3]) then return {3} end
+  local missing = {4}
+  for i = 1, n do
+    if ARGV[ao + (i - 1) * 4 + 4] == 'must' and redis.call('EXISTS', KEYS[ko + i]) == 0 then missing[#missing + 1] = i - 1 end
+  end
+  if #missing > 1 then return missing end
+  local cur = {}
+  for i = 1, n do
+    local b = ao + (i - 1) * 4
+    local ttl, seed = tonumber(ARGV[b + 3]), ARGV[b + 4]
+    local v = redis.call('GET', KEYS[ko + i])
+    if v then
+      cur[i] = tonumber(v)
+    elseif seed ~= '' and seed ~= 'must' then
+      if ttl > 0 then redis.call('SET', KEYS[ko + i], seed, 'PX', ttl) else redis.call('SET', KEYS[ko + i], seed) end
+      cur[i] = tonumber(seed)
+    else
+      cur[i] = 0
+    end
+  end
+  for i = 1, n do
+    local b = ao + (i - 1) * 4
+    local limit = ARGV[b + 2]
+    if limit ~= '' and cur[i] + tonumber(ARGV[b + 1]) > tonumber(limit) then
+      return {0, i - 1, cur[i], redis.call('PTTL', KEYS[ko + i])}
+    end
+  end
+  local out = {1}
+  for i = 1, n do
+    local b = ao + (i - 1) * 4
+    local ttl = tonumber(ARGV[b + 3])
+    local created = redis.call('EXISTS', KEYS[ko + i]) == 0
+    out[i + 1] = redis.call('INCRBY', KEYS[ko + i], ARGV[b + 1])
+    if created and ttl > 0 then redis.call('PEXPIRE', KEYS[ko + i], ttl) end
+  end
+  if ARGV[o] == 'swap' then redis.call('ZREM', set, ARGV[o + 3]) end
+  if ARGV[o] == 'add' or ARGV[o] == 'swap' then redis.call('ZADD', set, ARGV[o + 2], ARGV[o + 1])
+  elseif ARGV[o] == 'rem' or ARGV[o] == 'remreq' then redis.call('ZREM', set, ARGV[o + 1]) end
+  return out
+end
+`;
+
+/** One call; its set key is always given (a placeholder when there is no set op). */
+export const APPLY = `${ONE}
+return one(0, 1)`;
+
+/**
+ * ARGV[1] calls, one after another, each as APPLY reads it; their replies in order. A call that
+ * raises an error (a key of another type under the prefix) gets {5, message} and fails alone, as
+ * it would have as its own script run; the calls after it still run.
+ */
+export const APPLY_EACH = `${ONE}
+local ko, ao, out = 0, 2, {}
+for c = 1, tonumber(ARGV[1]) do
+  local n = tonumber(ARGV[ao])
+  local ok, reply = pcall(one, ko, ao)
+  if ok then out[c] = reply
+  else out[c] = {5, type(reply) == 'table' and tostring(reply.err) or tostring(reply)} end
+  ko = ko + n + 1
+  ao = ao + 1 + n * 4 + 4
+end
+return out`;
