@@ -73,8 +73,9 @@ export type Untrack = Omit<Tracked, 'score'> & { required?: boolean };
 
 /**
  * The cache port: the shared, atomic state that replicas agree on. In memory (single node) every
- * call is one synchronous step; on Redis every call is one round trip (a Lua script where several
- * keys change together). Keys are given without the configured prefix; the implementation adds it.
+ * call is one synchronous step; on Redis every call is atomic (a Lua script where several keys
+ * change together), and the counter calls of one event-loop turn share a round trip. Keys are given
+ * without the configured prefix; the implementation adds it.
  *
  * @example
  * const r = await cache.reserve([

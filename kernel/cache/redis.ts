@@ -51,12 +51,6 @@ const ms = (ttlMs?: number): number => (ttlMs && ttlMs > 0 ? Math.ceil(ttlMs) : 
 /** A sorted-set score bound as Redis spells it. */
 const scoreBound = (score: number): string => (Number.isFinite(score) ? String(score) : score > 0 ? '+inf' : '-inf');
 
-/** An adjust's reply as `adjust` returns it; throws `CountersMissing` for reply {4, …}. */
-function adjusted(reply: number[]): number[] {
-  if (reply[0] === 4) throw new CountersMissing(reply.slice(1));
-  return reply[0] === 2 ? [] : reply.slice(1);
-}
-
 /** INCRBY fails on a non-integer after earlier lines were applied; refuse before anything is sent. */
 function integer(n: number, what: string): number {
   if (!Number.isSafeInteger(n)) throw new TypeError(`cache: ${what} must be a safe integer, got ${n}`);
@@ -64,8 +58,8 @@ function integer(n: number, what: string): number {
 }
 
 /**
- * The shared cache on Redis: every operation is one round trip, several keys change together in a
- * Lua script. When Redis is unreachable every call rejects within about a second (callers fail
+ * The shared cache on Redis: several keys change together in a Lua script, and the counter calls
+ * (`reserve`, `adjust`) made in one turn of the event loop share one round trip and script run. When Redis is unreachable every call rejects within about a second (callers fail
  * closed); the client keeps reconnecting and calls succeed again once Redis is back. A Redis that
  * accepts commands and never answers is the guard's to time out (guardCache), as the service
  * wraps every cache it opens.
@@ -178,12 +172,10 @@ export class RedisCache implements CachePort {
   }
 
   async adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
-    return adjusted(await this.adjustOne(lines, untrack));
-  }
-
-  private adjustOne(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
     const args = lines.map((l) => ({ key: l.key, amount: l.delta, limit: null, ttlMs: l.ttlMs, seed: l.seed, mustExist: l.mustExist }));
-    return this.apply(args, untrack ? [untrack.required ? 'remreq' : 'rem', untrack.key, untrack.member, '', ''] : undefined);
+    const reply = await this.apply(args, untrack ? [untrack.required ? 'remreq' : 'rem', untrack.key, untrack.member, '', ''] : undefined);
+    if (reply[0] === 4) throw new CountersMissing(reply.slice(1));
+    return reply[0] === 2 ? [] : reply.slice(1);
   }
 
   /**
@@ -195,11 +187,10 @@ export class RedisCache implements CachePort {
    * made it.
    */
   private apply(lines: ReserveLine[], set?: readonly [string, string, string, string, string]): Promise<number[]> {
-    const call: QueuedCall = { keys: [], argv: [], done: undefined!, fail: undefined! };
-    this.callArgs(call.keys, call.argv, lines, set);
     return new Promise((done, fail) => {
-      call.done = done;
-      call.fail = fail;
+      const call: QueuedCall = { keys: [], argv: [], done, fail };
+      // A bad amount throws here: the call is refused before anything is queued.
+      this.callArgs(call.keys, call.argv, lines, set);
       this.queued.push(call);
       if (this.queued.length === 1) setImmediate(this.sendQueued);
     });
