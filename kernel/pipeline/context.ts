@@ -3,6 +3,7 @@ import type { RequestState } from '../contracts/request-state.js';
 import type { RouteContext } from '../http/route.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { DurableWrite } from '../store/group-commit.js';
+import { PhaseTimes } from './phase-times.js';
 
 /**
  * One request's context, passed through every phase. A typed object, not a container: phases
@@ -43,7 +44,7 @@ export interface RequestContext {
   body: unknown;
   state: RequestState;
   /** Start and end of each phase that ran, in ms since `startedAt` (spans are made from these). */
-  readonly phases?: Array<{ phase: string; start: number; end: number }>;
+  readonly phases?: PhaseTimes;
   /**
    * Statements settle hooks stage (the usage record, running totals, the settled hold): after the
    * last settle hook the kernel commits them all in ONE transaction, so money survives a crash
@@ -81,7 +82,7 @@ class PipelineContext implements RequestContext {
   readonly headers: Record<string, string> = {};
   body: unknown = undefined;
   state: RequestState = { candidates: [] };
-  readonly phases: Array<{ phase: string; start: number; end: number }> = [];
+  readonly phases = new PhaseTimes();
   durable: DurableWrite[] = [];
   afterCommit: Array<() => Promise<void> | void> = [];
   private readonly stopper = new AbortController();

@@ -55,7 +55,7 @@ export class Pipeline {
             if (typeof result === 'function') undo.push(result as Compensation);
           }
         } finally {
-          ctx.phases?.push({ phase: phaseNames[i]!, start: t0, end: performance.now() - ctx.startedAt });
+          ctx.phases?.record(i, t0, performance.now() - ctx.startedAt);
         }
       }
       return undo;

@@ -51,6 +51,8 @@ export class UpstreamPool {
   private readonly hostname: string;
   /** TLS connections are ready on `secureConnect` (after the handshake), plain ones on `connect`. */
   private readonly readyEvent: 'connect' | 'secureConnect';
+  /** The Host header node:http would send (the origin's host, its port only when not the default). */
+  private readonly hostHeader: string;
   private inFlight = 0;
   private idle: (() => void) | undefined;
   private closed = false;
@@ -59,6 +61,7 @@ export class UpstreamPool {
     this.transport = origin.protocol === 'https:' ? https : http;
     this.hostname = origin.hostname.replace(/^\[|\]$/g, '');
     this.readyEvent = origin.protocol === 'https:' ? 'secureConnect' : 'connect';
+    this.hostHeader = origin.host;
     const agentOptions = { keepAlive: true, maxSockets: options.connections, timeout: options.keepAliveTimeout ?? 4000, scheduling: 'lifo' as const };
     this.agent = origin.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
   }
@@ -76,9 +79,11 @@ export class UpstreamPool {
         port: this.origin.port || undefined,
         path: req.path,
         method: req.method,
-        headers: req.headers,
+        headers: this.rawHeaders(req.headers, req.body),
         signal: req.signal,
       });
+      // `on`, not `once`: each event comes once per ClientRequest, which is dropped after the call,
+      // and `once` allocates a wrapper and its state per listener (five a call).
       let settled = false;
       let connectTimer: NodeJS.Timeout | undefined;
       const done = (): void => {
@@ -87,7 +92,7 @@ export class UpstreamPool {
         clearTimeout(connectTimer);
         if (--this.inFlight === 0) this.idle?.();
       };
-      out.once('socket', (socket: Socket) => {
+      out.on('socket', (socket: Socket) => {
         // A reused keep-alive socket is connected already; a new one gets the connect deadline,
         // which covers the TLS handshake too: a TLS peer that accepts TCP and never answers the
         // handshake is as dead as one that never accepts.
@@ -96,21 +101,21 @@ export class UpstreamPool {
         socket.once(this.readyEvent, () => clearTimeout(connectTimer));
       });
       let answered = false;
-      out.once('response', (res: IncomingMessage) => {
+      out.on('response', (res: IncomingMessage) => {
         answered = true;
         clearTimeout(connectTimer);
         // The call is in flight until its body has been read or dropped.
-        res.once('close', done);
+        res.on('close', done);
         // Headers read eagerly: a lazy getter here would capture this closure's context (the
         // ClientRequest with it) for as long as the reply is held; measured, 7.9 % of each
         // young-generation collection survived instead of 1.3 %.
         resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
       });
-      out.once('error', (err) => {
+      out.on('error', (err) => {
         done();
         reject(err);
       });
-      out.once('close', () => {
+      out.on('close', () => {
         // Closed before any response and without an error event: report it as a reset.
         if (!settled && !answered) {
           done();
@@ -121,6 +126,27 @@ export class UpstreamPool {
       if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body)) out.end(body);
       else body.pipe(out);
     });
+  }
+
+  /**
+   * The headers as node:http's flat name, value list, Host first. Given a list, ClientRequest
+   * writes the header block at once (still validating every name and value) instead of a
+   * `setHeader` per header into a table it reads back: ~2 KB less allocated per call. The block
+   * is then written before `end()`, so a whole body's Content-Length is set here, as `end()` would.
+   */
+  private rawHeaders(headers: Record<string, string> | undefined, body: UpstreamRequest['body']): string[] {
+    const raw = ['host', this.hostHeader];
+    let length = false;
+    if (headers) {
+      for (const name in headers) {
+        const lower = name.toLowerCase();
+        if (lower === 'host') continue;
+        if (lower === 'content-length') length = true;
+        raw.push(name, headers[name]!);
+      }
+    }
+    if (!length && (typeof body === 'string' || Buffer.isBuffer(body))) raw.push('content-length', String(Buffer.byteLength(body)));
+    return raw;
   }
 
   /** Waits for the calls in flight to finish, then closes the connections. */

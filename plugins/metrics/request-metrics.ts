@@ -60,8 +60,7 @@ export class RequestMetrics {
     this.requests.inc(1, modelName, selection?.route ?? '', selection?.rule ?? '', statusLabel(status), errorCode);
     // The end of the last phase that ran (dispatch, or the one that refused): the reply's end,
     // already measured by the pipeline, so no clock read (and its boxed double) here.
-    const phases = rc.phases;
-    const endMs = phases && phases.length > 0 ? phases[phases.length - 1]!.end : performance.now() - rc.startedAt;
+    const endMs = rc.phases?.lastEnd() ?? performance.now() - rc.startedAt;
     this.duration.observe(endMs / 1000, modelName);
     // Streams only: a whole reply's "first token" is its whole body, already in the duration.
     if (state.chat?.stream && outcome?.firstTokenMs !== null && outcome?.firstTokenMs !== undefined) this.firstChunk.observe(outcome.firstTokenMs / 1000, modelName);

@@ -43,10 +43,10 @@ export function otlpAttributes(rc: RequestContext, latencyMs: number, usage: Arr
     'svc.stream': Boolean(chat?.stream),
     'svc.client_closed': Boolean(outcome?.clientClosed),
   };
-  for (const p of rc.phases ?? []) {
-    a[`svc.phase.${p.phase}.start_us`] = Math.round(p.start * 1000);
-    a[`svc.phase.${p.phase}.duration_us`] = Math.round((p.end - p.start) * 1000);
-  }
+  rc.phases?.forEach((phase, start, end) => {
+    a[`svc.phase.${phase}.start_us`] = Math.round(start * 1000);
+    a[`svc.phase.${phase}.duration_us`] = Math.round((end - start) * 1000);
+  });
   const out: Record<string, OtlpValue> = {};
   for (const [k, v] of Object.entries(a)) if (v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0)) out[k] = v;
   return out;

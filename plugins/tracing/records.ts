@@ -43,7 +43,7 @@ export function usageRow(ctx: RequestContext, latencyMs: number): Array<string |
 export function spanRow(ctx: RequestContext, latencyMs: number, usage: Array<string | number | null>): Array<string | number | null> {
   const { outcome, model, principal, selection } = ctx.state;
   const phases: Record<string, [number, number]> = {};
-  for (const p of ctx.phases ?? []) phases[p.phase] = [Math.round(p.start * 1000), Math.round((p.end - p.start) * 1000)];
+  ctx.phases?.forEach((phase, start, end) => (phases[phase] = [Math.round(start * 1000), Math.round((end - start) * 1000)]));
   const attributes = {
     'svc.workspace_id': principal?.workspaceId ?? null,
     'svc.person_id': principal?.personId ?? null,

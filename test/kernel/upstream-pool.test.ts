@@ -40,6 +40,26 @@ async function upstream(): Promise<Upstream> {
   return state;
 }
 
+test('a body given as text is sent with its length in bytes; a Host given by the caller is not sent twice', async () => {
+  const up = await upstream();
+  const pool = new UpstreamPool(up.url, { connections: 2, connectTimeout: 1000 });
+  try {
+    const body = '{"q":"größe – 大きさ"}';
+    const res = await pool.request({ path: '/v1/x', method: 'POST', headers: { Host: 'elsewhere.example' }, body });
+    await readUpstreamText(res.body, 1024);
+    assert.is(up.seen[0]!.body, body);
+    assert.is(up.seen[0]!.headers['content-length'], String(Buffer.byteLength(body)));
+    assert.is(up.seen[0]!.headers.host, up.url.host);
+    const get = await pool.request({ path: '/v1/models', method: 'GET' });
+    await readUpstreamText(get.body, 1024);
+    assert.is(up.seen[1]!.headers['content-length'], undefined, 'a GET without a body has no length');
+    assert.is(up.seen[1]!.headers['transfer-encoding'], undefined);
+  } finally {
+    await pool.close();
+    await up.close();
+  }
+});
+
 test('sends method, path, headers and body; reuses one keep-alive connection for calls in a row', async () => {
   const up = await upstream();
   const pool = new UpstreamPool(up.url, { connections: 8, connectTimeout: 1000 });
@@ -56,6 +76,7 @@ test('sends method, path, headers and body; reuses one keep-alive connection for
     // The whole body is known: sent with its length, not chunked (some vendors refuse chunked bodies).
     assert.is(up.seen[4]!.headers['content-length'], '7');
     assert.is(up.seen[4]!.headers['transfer-encoding'], undefined);
+    assert.is(up.seen[4]!.headers.host, up.url.host, 'Host names the origin, port included');
     assert.is(up.connections, 1, 'calls in a row share one connection');
   } finally {
     await pool.destroy();
