@@ -1,7 +1,11 @@
 import { ChurnMap } from '../pipeline/churn-map.js';
 import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
 
-interface Entry { value: string; expiresAt: number } // expiresAt 0 = no expiry
+/**
+ * expiresAt 0 = no expiry. Counters keep their number (a hold moves some ten counters a request:
+ * a string would be parsed and re-formatted at every move); `get` reads either as text.
+ */
+interface Entry { value: string | number; expiresAt: number }
 
 /**
  * The single-node cache: a Map in this process. Every operation runs to completion synchronously
@@ -36,29 +40,30 @@ export class MemoryCache implements CachePort {
     for (const [k, e] of this.data) if (e.expiresAt !== 0 && e.expiresAt <= now) this.data.delete(k);
   }
 
-  private write(key: string, value: string, ttlMs?: number): void {
+  private write(key: string, value: string | number, ttlMs?: number): void {
     this.data.set(key, { value, expiresAt: ttlMs && ttlMs > 0 ? this.now() + ttlMs : 0 });
   }
 
   private num(key: string, seed?: number, ttlMs?: number): number {
     const e = this.live(key);
-    if (e) return Number(e.value);
-    if (seed !== undefined) this.write(key, String(seed), ttlMs);
+    if (e) return typeof e.value === 'number' ? e.value : Number(e.value);
+    if (seed !== undefined) this.write(key, seed, ttlMs);
     return seed ?? 0;
   }
 
   private add(key: string, delta: number, ttlMs?: number): number {
     const e = this.live(key);
     if (e) {
-      e.value = String(Number(e.value) + delta);
-      return Number(e.value);
+      e.value = (typeof e.value === 'number' ? e.value : Number(e.value)) + delta;
+      return e.value;
     }
-    this.write(key, String(delta), ttlMs);
+    this.write(key, delta, ttlMs);
     return delta;
   }
 
   async get(key: string): Promise<string | null> {
-    return this.live(key)?.value ?? null;
+    const value = this.live(key)?.value;
+    return value === undefined ? null : String(value);
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
