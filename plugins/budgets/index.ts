@@ -19,7 +19,7 @@ import {
 } from '../../kernel/index.js';
 import { Alerts } from './alerts.js';
 import { BudgetsConfigSchema, type BudgetsConfig } from './config.js';
-import { holdPhase } from './holds.js';
+import { holdPhase, type HoldDeps } from './holds.js';
 import { tokenCounter } from './input-bound.js';
 import { LiveHolds } from './live.js';
 import { migrations } from './migrations.js';
@@ -112,7 +112,9 @@ export default definePlugin({
     dependencies.database.onChange((up) => {
       if (up) void totals.refresh().catch(() => {});
     });
-    ctx.hook('hold', (rc) => holdPhase(rc, { cache, catalog, snapshot: () => sync.current, totals, seeds, live, settler, dependencies, log: ctx.log, config: cfg }));
+    // Made once: a fresh object and closure per request were garbage on every hold.
+    const holdDeps: HoldDeps = { cache, catalog, snapshot: () => sync.current, totals, seeds, live, settler, dependencies, log: ctx.log, config: cfg };
+    ctx.hook('hold', (rc) => holdPhase(rc, holdDeps));
     ctx.hook('settle', async (rc) => {
       const { hold, outcome } = rc.state;
       if (!hold) return;
