@@ -17,11 +17,6 @@ export class PhaseTimes {
     this.times.push(phase, start, end);
   }
 
-  /** How many phases ran. */
-  get size(): number {
-    return this.times.length / 3;
-  }
-
   /** The end of the last phase that ran (dispatch, or the one that refused). */
   lastEnd(): number | undefined {
     const n = this.times.length;

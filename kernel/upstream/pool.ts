@@ -131,7 +131,7 @@ export class UpstreamPool {
   /**
    * The headers as node:http's flat name, value list, Host first. Given a list, ClientRequest
    * writes the header block at once (still validating every name and value) instead of a
-   * `setHeader` per header into a table it reads back: ~2 KB less allocated per call. The block
+   * `setHeader` per header into a table it reads back (less garbage per call). The block
    * is then written before `end()`, so a whole body's Content-Length is set here, as `end()` would.
    */
   private rawHeaders(headers: Record<string, string> | undefined, body: UpstreamRequest['body']): string[] {
