@@ -59,10 +59,11 @@ function integer(n: number, what: string): number {
 
 /**
  * The shared cache on Redis: several keys change together in a Lua script, and the counter calls
- * (`reserve`, `adjust`) made in one turn of the event loop share one round trip and script run. When Redis is unreachable every call rejects within about a second (callers fail
- * closed); the client keeps reconnecting and calls succeed again once Redis is back. A Redis that
- * accepts commands and never answers is the guard's to time out (guardCache), as the service
- * wraps every cache it opens.
+ * (`reserve`, `adjust`) made in one turn of the event loop share one round trip and script run.
+ * When Redis is unreachable every call rejects within about a second (callers fail closed); the
+ * client keeps reconnecting and calls succeed again once Redis is back. A Redis that accepts
+ * commands and never answers is the guard's to time out (guardCache), as the service wraps every
+ * cache it opens.
  *
  * @example
  * const cache = new RedisCache('redis://127.0.0.1:6379', 'svc:');

@@ -82,8 +82,6 @@ export class UpstreamPool {
         headers: this.rawHeaders(req.headers, req.body),
         signal: req.signal,
       });
-      // `on`, not `once`: each event comes once per ClientRequest, which is dropped after the call,
-      // and `once` allocates a wrapper and its state per listener (five a call).
       let settled = false;
       let connectTimer: NodeJS.Timeout | undefined;
       const done = (): void => {
@@ -92,6 +90,8 @@ export class UpstreamPool {
         clearTimeout(connectTimer);
         if (--this.inFlight === 0) this.idle?.();
       };
+      // `on`, not `once`: each event comes once per ClientRequest, which is dropped after the call,
+      // and `once` allocates a wrapper and its state per listener (five a call).
       out.on('socket', (socket: Socket) => {
         // A reused keep-alive socket is connected already; a new one gets the connect deadline,
         // which covers the TLS handshake too: a TLS peer that accepts TCP and never answers the
