@@ -21,6 +21,8 @@ export interface RunData {
   bootRssMb?: Partial<Record<TargetName, number>>;
   /** Bytes allocated (garbage included) and promoted per request at one connection (alloc.ts). */
   allocations?: Partial<Record<TargetName, { allocatedBytes: number; promotedBytes: number; scenario: string }>>;
+  /** Allocation by layer of svc (layers.ts): the bare proxy, svc without governance, then one plugin more a row. */
+  layers?: { shape: string; scenario: string; rows: Array<{ name: string; allocatedBytes: number; promotedBytes: number }> };
   /** The highest rate sustained with p99 under 1 s against a 20 ms upstream (sustain.ts). */
   sustained?: Partial<Record<TargetName, { rate: number; p99Ms: number }>>;
   /** Memory around the hostile burst, on freshly started gateways (burst.ts); older runs lack it. */

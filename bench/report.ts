@@ -6,6 +6,7 @@ import { spread } from './stats.js';
 import { evaluateTargets, type TargetCheck } from './verdicts.js';
 import type { TargetName } from './targets.js';
 import { burstBodies, burstMb } from './burst.js';
+import { layerTable } from './layers.js';
 
 const svcNames: TargetName[] = ['svc-embedded', 'svc-scale-out', 'svc-compare'];
 /** Targets that get ÷ bare and − direct columns: svc, and Portkey as the peer (bare only − direct, as a ratio to itself is 1). */
@@ -64,6 +65,7 @@ export function markdown(d: RunData): { text: string; checks: TargetCheck[] } {
     `Peak RSS (VmHWM at the end of the run): ${present.filter((t) => d.peakRssMb[t] !== undefined).map((t) => `${t} ${num(d.peakRssMb[t]!)} MiB`).join(', ')}.`,
     ...(d.burst ? [`Hostile burst on freshly started gateways after the scenarios (${burstBodies} × ${burstMb} MiB unauthenticated bodies), idle → peak → later: ${present.filter((t) => d.burst![t]).map((t) => { const b = d.burst![t]!; return `${t} ${num(b.beforeMb)} → ${num(b.peakMb)} → ${num(b.afterMb)} MiB ${b.seconds} s later (answers ${b.statuses.join(', ')})`; }).join('; ')}.`] : []),
   ];
+  if (d.layers) out.push('', `## Allocation by layer (svc ${d.layers.shape}, ${d.layers.scenario}; each row one plugin more than the row above, a fresh process each)`, '', ...layerTable(d.layers.rows));
   for (const s of scenarios) {
     if (!d.results[s.id]) continue;
     out.push('', `## ${s.title}`, '', ...figureTable(d, s.id, present));

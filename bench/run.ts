@@ -8,6 +8,7 @@ import { startPortkey } from './portkey.js';
 import { peakRssMb, rssMb } from './proc.js';
 import { burstBodies, burstMb, hostileBurst } from './burst.js';
 import { sampleAllocations } from './alloc.js';
+import { fullLayerName, layerScenario, partialLayers } from './layers.js';
 import { markdown } from './report.js';
 import { sustainedRate } from './sustain.js';
 import { measure, scenarios, upstreamIds, type Figures } from './scenarios.js';
@@ -23,7 +24,8 @@ import { directTarget, smokeTest, startBare, startMockProcess, startSvcTarget, t
  * the allocation figures), BENCH_SUSTAIN=0 (skips the sustained-rate search; BENCH_SUSTAIN_SECONDS
  * per step, 3), BENCH_BURST_SECONDS (30; 0 skips the hostile burst); BENCH_COMPARE_ROOT adds
  * target `svc-compare`: svc run from another built checkout (BENCH_COMPARE_SHAPE, default
- * embedded), measured in the same interleaved run for an A/B comparison. With `--profile` it runs
+ * embedded; BENCH_COMPARE_CONFIG, JSON merged over its config only: an A/B of configuration on one
+ * build), measured in the same interleaved run for an A/B comparison. With `--profile` it runs
  * profile.ts instead (a CPU profile of svc under load).
  */
 const envNumber = (name: string, fallback: number): number => (Number.isFinite(Number(process.env[name])) && process.env[name] ? Number(process.env[name]) : fallback);
@@ -44,6 +46,15 @@ const wanted = (t: TargetName): boolean => !wantedTargets || wantedTargets.inclu
 const chosenScenarios = scenarios.filter((s) => !list('BENCH_SCENARIOS') || list('BENCH_SCENARIOS')!.includes(s.id));
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
+
+/** BENCH_COMPARE_CONFIG: JSON merged over svc-compare's config (after BENCH_SVC_CONFIG). */
+function compareConfig(): Record<string, unknown> | undefined {
+  const raw = process.env.BENCH_COMPARE_CONFIG?.trim();
+  if (!raw) return undefined;
+  const parsed: unknown = JSON.parse(raw);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('BENCH_COMPARE_CONFIG is not a JSON object');
+  return parsed as Record<string, unknown>;
+}
 
 /** Starts every wanted target into `targets` (so the caller stops those started even if a later one fails). */
 async function startTargets(mockPort: number, logDir: string, skipped: string[], targets: Target[]): Promise<void> {
@@ -70,8 +81,10 @@ async function startTargets(mockPort: number, logDir: string, skipped: string[],
   const compare = process.env.BENCH_COMPARE_ROOT;
   if (compare) {
     const shape = process.env.BENCH_COMPARE_SHAPE === 'scale-out' ? 'scale-out' : 'embedded';
-    targets.push(await startSvcTarget({ shape, mockPort, logDir, upstreamIds, root: compare }));
+    const config = compareConfig();
+    targets.push(await startSvcTarget({ shape, mockPort, logDir, upstreamIds, root: compare, config }));
     targets.at(-1)!.governance!.push(`build from ${compare} (${shape})`);
+    if (config) targets.at(-1)!.governance!.push(`config BENCH_COMPARE_CONFIG='${JSON.stringify(config)}' merged over the benchmark's`);
     if (process.env.BENCH_COMPARE_NODE_FLAGS !== undefined) targets.at(-1)!.governance!.push(`node flags BENCH_COMPARE_NODE_FLAGS='${process.env.BENCH_COMPARE_NODE_FLAGS}' instead of BENCH_SVC_NODE_FLAGS`);
   }
   for (const t of targets) await smokeTest(t);
@@ -128,6 +141,23 @@ async function sustainedOf(targets: Target[]): Promise<NonNullable<RunData['sust
   return out;
 }
 
+/**
+ * What each layer of svc adds to the allocation (layers.ts): the bare proxy's and the embedded
+ * shape's figures just measured, and the partial layers between them, each a fresh process.
+ */
+async function layersOf(allocations: NonNullable<RunData['allocations']>, mockPort: number, mockPid: number, logDir: string): Promise<RunData['layers']> {
+  const bare = allocations.bare;
+  const full = allocations['svc-embedded'];
+  if (!bare || !full) return undefined;
+  log(`\n## Allocations by layer (svc embedded, ${layerScenario.id}, ${allocSeconds} s each)`);
+  const partial = await partialLayers(mockPort, mockPid, join(logDir, 'layers'), 'embedded', allocSeconds);
+  return {
+    shape: 'embedded',
+    scenario: layerScenario.id,
+    rows: [{ name: 'bare proxy', ...bare }, ...partial, { name: fullLayerName, ...full }].map(({ name, allocatedBytes, promotedBytes }) => ({ name, allocatedBytes, promotedBytes })),
+  };
+}
+
 async function main(): Promise<void> {
   const started = new Date();
   const stamp = started.toISOString().replace(/[:.]/g, '-');
@@ -171,6 +201,7 @@ async function main(): Promise<void> {
     }
     for (const t of targets) if (t.pid) data.peakRssMb[t.name] = peakRssMb(t.pid);
     if (allocSeconds > 0) data.allocations = await allocationsOf(targets, mock.child.pid);
+    if (allocSeconds > 0 && process.env.BENCH_LAYERS !== '0') data.layers = await layersOf(data.allocations!, mock.port, mock.child.pid!, logDir);
     if (process.env.BENCH_SUSTAIN !== '0') data.sustained = await sustainedOf(targets);
     if (burstSeconds > 0) data.burst = await burstOnFreshTargets(mock.port, logDir);
     const { text, checks } = markdown(data);
@@ -186,6 +217,9 @@ async function main(): Promise<void> {
 
 if (process.argv.includes('--profile')) await import('./profile.js');
 else if (process.argv.includes('--allocations')) await import('./allocations.js');
+else if (process.argv.includes('--layers')) {
+  // layers.ts runs its own measurement when --layers is on the command line.
+}
 else if (process.argv.includes('--modules')) await import('./modules.js');
 else if (process.argv.includes('--survival')) await import('./survival.js');
 else {

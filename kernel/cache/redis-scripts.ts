@@ -5,31 +5,45 @@
 
 /**
  * Seeds, checks and adds counter lines in one step, then records or removes a sorted-set member.
- * `one(ko, ao)` reads a call whose keys start after KEYS[ko] and whose arguments start at
- * ARGV[ao]: KEYS: the n counters, then the set. ARGV: n, then amount, limit ('' none), ttl (0 none)
- * and seed ('' none, 'must' the counter must exist) per line, then op ('add' | 'swap' | 'rem' |
- * 'remreq' | ''), member, score, replaced member; 'remreq' changes nothing (reply {2}) unless the
- * member is in the set, 'swap' nothing (reply {3}) unless the replaced member is, and then puts the
- * member in its place; a 'must' line whose counter does not exist changes nothing (reply {4,
- * missing line indexes from 0…}).
+ * `one(ko, ao)` reads a call whose keys start after KEYS[ko] and whose three arguments start at
+ * ARGV[ao]: KEYS: the n counters, then the set. ARGV: the call's numbers and words as one
+ * comma-separated text (n; then amount, limit ('' none), ttl (0 none) and seed ('' none, 'must'
+ * the counter must exist) per line; then op ('add' | 'swap' | 'rem' | 'remreq' | '') and score),
+ * the member, the replaced member. None of the packed fields can hold a comma; members (any text)
+ * are arguments of their own. One text instead of some twenty arguments: the client encodes each
+ * argument of a command on its own (redis.ts says why that matters). 'remreq' changes nothing
+ * (reply {2}) unless the member is in the set, 'swap' nothing (reply {3}) unless the replaced
+ * member is, and then puts the member in its place; a 'must' line whose counter does not exist
+ * changes nothing (reply {4, missing line indexes from 0…}).
  * Seeding is sequential (like the memory cache) so a key named twice is seeded once.
  */
 const ONE = `
+local function fields(text)
+  local out, i = {}, 1
+  for f in string.gmatch(text .. ',', '([^,]*),') do
+    out[i] = f
+    i = i + 1
+  end
+  return out
+end
+
 local function one(ko, ao)
-  local n = tonumber(ARGV[ao])
-  local o = ao + 1 + n * 4
+  local a = fields(ARGV[ao])
+  local member, replaced = ARGV[ao + 1], ARGV[ao + 2]
+  local n = tonumber(a[1])
+  local op, score = a[n * 4 + 2], a[n * 4 + 3]
   local set = KEYS[ko + n + 1]
-  if ARGV[o] == 'remreq' and not redis.call('ZSCORE', set, ARGV[o + 1]) then return {2} end
-  if ARGV[o] == 'swap' and not redis.call('ZSCORE', set, ARGV[o + 3]) then return {3} end
+  if op == 'remreq' and not redis.call('ZSCORE', set, member) then return {2} end
+  if op == 'swap' and not redis.call('ZSCORE', set, replaced) then return {3} end
   local missing = {4}
   for i = 1, n do
-    if ARGV[ao + (i - 1) * 4 + 4] == 'must' and redis.call('EXISTS', KEYS[ko + i]) == 0 then missing[#missing + 1] = i - 1 end
+    if a[(i - 1) * 4 + 5] == 'must' and redis.call('EXISTS', KEYS[ko + i]) == 0 then missing[#missing + 1] = i - 1 end
   end
   if #missing > 1 then return missing end
   local cur = {}
   for i = 1, n do
-    local b = ao + (i - 1) * 4
-    local ttl, seed = tonumber(ARGV[b + 3]), ARGV[b + 4]
+    local b = (i - 1) * 4 + 1
+    local ttl, seed = tonumber(a[b + 3]), a[b + 4]
     local v = redis.call('GET', KEYS[ko + i])
     if v then
       cur[i] = tonumber(v)
@@ -41,23 +55,23 @@ local function one(ko, ao)
     end
   end
   for i = 1, n do
-    local b = ao + (i - 1) * 4
-    local limit = ARGV[b + 2]
-    if limit ~= '' and cur[i] + tonumber(ARGV[b + 1]) > tonumber(limit) then
+    local b = (i - 1) * 4 + 1
+    local limit = a[b + 2]
+    if limit ~= '' and cur[i] + tonumber(a[b + 1]) > tonumber(limit) then
       return {0, i - 1, cur[i], redis.call('PTTL', KEYS[ko + i])}
     end
   end
   local out = {1}
   for i = 1, n do
-    local b = ao + (i - 1) * 4
-    local ttl = tonumber(ARGV[b + 3])
+    local b = (i - 1) * 4 + 1
+    local ttl = tonumber(a[b + 3])
     local created = redis.call('EXISTS', KEYS[ko + i]) == 0
-    out[i + 1] = redis.call('INCRBY', KEYS[ko + i], ARGV[b + 1])
+    out[i + 1] = redis.call('INCRBY', KEYS[ko + i], a[b + 1])
     if created and ttl > 0 then redis.call('PEXPIRE', KEYS[ko + i], ttl) end
   end
-  if ARGV[o] == 'swap' then redis.call('ZREM', set, ARGV[o + 3]) end
-  if ARGV[o] == 'add' or ARGV[o] == 'swap' then redis.call('ZADD', set, ARGV[o + 2], ARGV[o + 1])
-  elseif ARGV[o] == 'rem' or ARGV[o] == 'remreq' then redis.call('ZREM', set, ARGV[o + 1]) end
+  if op == 'swap' then redis.call('ZREM', set, replaced) end
+  if op == 'add' or op == 'swap' then redis.call('ZADD', set, score, member)
+  elseif op == 'rem' or op == 'remreq' then redis.call('ZREM', set, member) end
   return out
 end
 `;
@@ -67,18 +81,18 @@ export const APPLY = `${ONE}
 return one(0, 1)`;
 
 /**
- * ARGV[1] calls, one after another, each as APPLY reads it; their replies in order. A call that
+ * ARGV[1] calls, one after another, each as APPLY reads it (three arguments each); their replies in order. A call that
  * raises an error (a key of another type under the prefix) gets {5, message} and fails alone, as
  * it would have as its own script run; the calls after it still run.
  */
 export const APPLY_EACH = `${ONE}
 local ko, ao, out = 0, 2, {}
 for c = 1, tonumber(ARGV[1]) do
-  local n = tonumber(ARGV[ao])
+  local n = tonumber(string.match(ARGV[ao], '^[^,]*'))
   local ok, reply = pcall(one, ko, ao)
   if ok then out[c] = reply
   else out[c] = {5, type(reply) == 'table' and tostring(reply.err) or tostring(reply)} end
   ko = ko + n + 1
-  ao = ao + 1 + n * 4 + 4
+  ao = ao + 3
 end
 return out`;
