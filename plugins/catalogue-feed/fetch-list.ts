@@ -1,5 +1,11 @@
-import { fetch } from 'undici';
 import { FeedError } from './list.js';
+
+/**
+ * undici (~11 MB of RSS once imported, bench/README "Third pass") is loaded with the first fetch:
+ * an instance without a feed URL, the default, never holds it. Nothing else on the service's
+ * paths uses it since the upstream calls moved to node:http.
+ */
+let undici: Promise<typeof import('undici')> | undefined;
 
 /** Socket-level failures that mean nothing answered at the address. */
 const unreachableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -21,6 +27,7 @@ function causeCode(err: unknown): string | undefined {
 export async function fetchList(url: string, timeoutMs: number, maxBytes: number): Promise<string> {
   const signal = AbortSignal.timeout(timeoutMs);
   try {
+    const { fetch } = await (undici ??= import('undici'));
     const res = await fetch(url, { signal, headers: { accept: 'application/json' } });
     if (!res.ok) {
       await res.body?.cancel().catch(() => undefined);
