@@ -9,6 +9,7 @@ import {
   type PendingReservation,
   type Principal,
   type RequestContext,
+  type ReserveLine,
 } from '../../kernel/index.js';
 import { applicableCaps } from './caps.js';
 import type { BudgetsConfig } from './config.js';
@@ -61,21 +62,25 @@ export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void |
   const chain = holdChain(chosen, rc.state.candidates, snap.fallbackModel.get(principal.workspaceId), rc.state.needs, chat.maxTokens, d.catalog);
   const input = inputTokenBound(chat, d.config, rc.state.needs);
   const graceMs = d.config.counterGraceSeconds * 1000;
-  const rooms = new Map<string, number>();
+  // Made only once a cap refused (most requests never need it).
+  let rooms: Map<string, number> | undefined;
   let refusal: Refusal | undefined;
   for (const model of chain) {
     const amount = holdMicroUsd(model, input, chat.maxTokens);
     const now = Date.now();
     const lines = amount > 0 ? capLines(caps, amount, now, graceMs) : [];
     // A counter that already refused a smaller or equal amount would refuse this one too.
-    if (lines.some((l) => (rooms.get(l.line.key) ?? Infinity) < amount)) continue;
+    if (rooms && lines.some((l) => (rooms!.get(l.line.key) ?? Infinity) < amount)) continue;
     const hold = amount > 0 ? tracked(rc, principal, model, amount, lines, now) : undefined;
-    const all = [...pending.map((p) => p.line), ...lines.map((l) => l.line)];
+    const all: ReserveLine[] = [];
+    for (const p of pending) all.push(p.line);
+    for (const l of lines) all.push(l.line);
     const member = hold ? encodeTrack(hold) : '';
     const expiresAt = now + d.config.holdExpirySeconds * 1000;
     let result;
     try {
-      const seeded = [...pending.map(() => undefined), ...lines.map((l) => ({ total: l.total, offset: 0 }))];
+      // Seeds are looked up only when the cache lost a counter (seeds.ts).
+      const seeded = () => [...pending.map(() => undefined), ...lines.map((l) => ({ total: l.total, offset: 0 }))];
       const track = hold ? { key: holdsSet, member, score: expiresAt } : undefined;
       result = all.length > 0 || hold ? await d.seeds.run(all, seeded, () => d.cache.reserve(all, track)) : ({ ok: true } as const);
     } catch (err) {
@@ -85,7 +90,7 @@ export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void |
       if (result.index < pending.length) throw pending[result.index]!.refusal(result.current, result.ttlMs);
       const c = lines[result.index - pending.length]!;
       const room = Math.max(0, c.line.limit! - result.current);
-      rooms.set(c.line.key, room);
+      (rooms ??= new Map()).set(c.line.key, room);
       refusal ??= { scope: c.cap.scope, remaining: room, required: amount };
       continue;
     }
@@ -93,8 +98,12 @@ export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void |
     if (model !== chosen && refusal) rc.state.fallbackFrom = { model: chosen.name, scope: refusal.scope };
     // Dispatch may still fall back before the first chunk: only along the selection's own candidates
     // (a route's fallbacks) that this hold covers. The budget fallback model is for budget reasons only.
-    const after = rc.state.candidates.slice(rc.state.candidates.indexOf(model) + 1);
-    rc.state.candidates = [model, ...after.filter((m) => holdMicroUsd(m, input, chat.maxTokens) <= amount)];
+    const candidates = rc.state.candidates;
+    // A selection of one model (an explicit model, most requests) keeps its list as it is.
+    if (candidates.length !== 1 || candidates[0] !== model) {
+      const after = candidates.slice(candidates.indexOf(model) + 1);
+      rc.state.candidates = [model, ...after.filter((m) => holdMicroUsd(m, input, chat.maxTokens) <= amount)];
+    }
     const live = hold ? d.live.add(hold, member, expiresAt) : undefined;
     rc.state.hold = live ? holdRecord(rc, d, live) : null;
     return () => undo(d, pending, live);

@@ -29,18 +29,22 @@ export class CounterSeeds {
   /**
    * Runs `call` over `lines` (aligned with `seeded`; undefined for lines that are not budget
    * counters, such as the rate-limit slot); on `CountersMissing` seeds those lines and runs again.
+   * `seeded` may be a function: it is then called only when a counter is missing (rarely), so the
+   * request path does not build the list.
    */
-  async run<T>(lines: Array<ReserveLine | AdjustLine>, seeded: Array<Seeded | undefined>, call: () => Promise<T>, except?: string): Promise<T> {
+  async run<T>(lines: Array<ReserveLine | AdjustLine>, seededOrMake: Array<Seeded | undefined> | (() => Array<Seeded | undefined>), call: () => Promise<T>, except?: string): Promise<T> {
+    let seeded = typeof seededOrMake === 'function' ? undefined : seededOrMake;
     for (let round = 1; ; round++) {
       try {
         return await call();
       } catch (err) {
         // A counter can only go missing again if it expired in between: a few rounds suffice.
         if (!(err instanceof CountersMissing) || round >= 3) throw err;
-        const missing = err.lines.filter((i) => seeded[i] !== undefined);
+        const known = (seeded ??= (seededOrMake as () => Array<Seeded | undefined>)());
+        const missing = err.lines.filter((i) => known[i] !== undefined);
         if (missing.length < err.lines.length) throw err;
-        const now = await this.current(missing.map((i) => seeded[i]!.total), except);
-        for (const i of missing) lines[i]!.seed = now.get(seeded[i]!.total)! + seeded[i]!.offset;
+        const now = await this.current(missing.map((i) => known[i]!.total), except);
+        for (const i of missing) lines[i]!.seed = now.get(known[i]!.total)! + known[i]!.offset;
       }
     }
   }
