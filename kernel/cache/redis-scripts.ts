@@ -81,9 +81,9 @@ export const APPLY = `${ONE}
 return one(0, 1)`;
 
 /**
- * ARGV[1] calls, one after another, each as APPLY reads it (three arguments each); their replies in order. A call that
- * raises an error (a key of another type under the prefix) gets {5, message} and fails alone, as
- * it would have as its own script run; the calls after it still run.
+ * ARGV[1] calls, one after another, each as APPLY reads it (three arguments each); their replies
+ * in order. A call that raises an error (a key of another type under the prefix) gets {5, message}
+ * and fails alone, as it would have as its own script run; the calls after it still run.
  */
 export const APPLY_EACH = `${ONE}
 local ko, ao, out = 0, 2, {}
