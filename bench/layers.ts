@@ -75,8 +75,8 @@ export function layerTable(rows: LayerRow[]): string[] {
   ];
 }
 
-/** `npm run bench -- --layers`: every row measured alone, the bare proxy first. */
-async function main(): Promise<void> {
+/** `npm run bench -- --layers` (run.ts): every row measured alone, the bare proxy first. */
+export async function layersAlone(): Promise<void> {
   const seconds = Number(process.env.BENCH_PROFILE_SECONDS || 6);
   const shape = process.env.BENCH_PROFILE_SHAPE === 'scale-out' ? 'scale-out' : 'embedded';
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -108,9 +108,3 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${text}\nWritten: bench/results/${stamp}-layers/summary.md\n`);
 }
 
-if (process.argv.includes('--layers')) {
-  main().catch((err: unknown) => {
-    process.stderr.write(`bench layers: ${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  });
-}

@@ -8,11 +8,12 @@ import { startPortkey } from './portkey.js';
 import { peakRssMb, rssMb } from './proc.js';
 import { burstBodies, burstMb, hostileBurst } from './burst.js';
 import { sampleAllocations } from './alloc.js';
-import { fullLayerName, layerScenario, partialLayers } from './layers.js';
+import { fullLayerName, layerScenario, layersAlone, partialLayers } from './layers.js';
 import { markdown } from './report.js';
 import { sustainedRate } from './sustain.js';
 import { measure, scenarios, upstreamIds, type Figures } from './scenarios.js';
 import { directTarget, smokeTest, startBare, startMockProcess, startSvcTarget, type Target, type TargetName } from './targets.js';
+import { configFromEnv } from './svc.js';
 
 /**
  * `npm run bench`: starts the mock upstream, the bare proxy, Portkey and svc in both shapes on 127.0.0.1,
@@ -47,15 +48,6 @@ const chosenScenarios = scenarios.filter((s) => !list('BENCH_SCENARIOS') || list
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 
-/** BENCH_COMPARE_CONFIG: JSON merged over svc-compare's config (after BENCH_SVC_CONFIG). */
-function compareConfig(): Record<string, unknown> | undefined {
-  const raw = process.env.BENCH_COMPARE_CONFIG?.trim();
-  if (!raw) return undefined;
-  const parsed: unknown = JSON.parse(raw);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('BENCH_COMPARE_CONFIG is not a JSON object');
-  return parsed as Record<string, unknown>;
-}
-
 /** Starts every wanted target into `targets` (so the caller stops those started even if a later one fails). */
 async function startTargets(mockPort: number, logDir: string, skipped: string[], targets: Target[]): Promise<void> {
   if (wanted('direct')) targets.push(directTarget(mockPort));
@@ -81,7 +73,7 @@ async function startTargets(mockPort: number, logDir: string, skipped: string[],
   const compare = process.env.BENCH_COMPARE_ROOT;
   if (compare) {
     const shape = process.env.BENCH_COMPARE_SHAPE === 'scale-out' ? 'scale-out' : 'embedded';
-    const config = compareConfig();
+    const config = configFromEnv('BENCH_COMPARE_CONFIG');
     targets.push(await startSvcTarget({ shape, mockPort, logDir, upstreamIds, root: compare, config }));
     targets.at(-1)!.governance!.push(`build from ${compare} (${shape})`);
     if (config) targets.at(-1)!.governance!.push(`config BENCH_COMPARE_CONFIG='${JSON.stringify(config)}' merged over the benchmark's`);
@@ -218,7 +210,10 @@ async function main(): Promise<void> {
 if (process.argv.includes('--profile')) await import('./profile.js');
 else if (process.argv.includes('--allocations')) await import('./allocations.js');
 else if (process.argv.includes('--layers')) {
-  // layers.ts runs its own measurement when --layers is on the command line.
+  await layersAlone().catch((err: unknown) => {
+    process.stderr.write(`bench layers: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  });
 }
 else if (process.argv.includes('--modules')) await import('./modules.js');
 else if (process.argv.includes('--survival')) await import('./survival.js');

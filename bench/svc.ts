@@ -49,12 +49,16 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 const merge = (a: unknown, b: unknown): unknown =>
   isObject(a) && isObject(b) ? Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((k) => [k, k in b ? merge(a[k], b[k]) : a[k]])) : b;
 
-/** BENCH_SVC_CONFIG: JSON (inline or a file) merged over the benchmark's config, for experiments. */
-function extraConfig(): Json {
-  const raw = process.env.BENCH_SVC_CONFIG?.trim();
-  if (!raw) return {};
+/**
+ * A config experiment from the environment: JSON (inline or a file) merged over the benchmark's
+ * config; undefined when the variable is unset. BENCH_SVC_CONFIG applies to every svc target,
+ * BENCH_COMPARE_CONFIG (run.ts) to svc-compare only.
+ */
+export function configFromEnv(name: string): Json | undefined {
+  const raw = process.env[name]?.trim();
+  if (!raw) return undefined;
   const parsed: unknown = JSON.parse(raw.startsWith('{') ? raw : readFileSync(raw, 'utf8'));
-  if (!isObject(parsed)) throw new Error('BENCH_SVC_CONFIG is not a JSON object');
+  if (!isObject(parsed)) throw new Error(`${name} is not a JSON object`);
   return parsed;
 }
 
@@ -66,7 +70,7 @@ function configFor(plugins: string[], extra: Json = {}): Json {
   const entries: Json = {};
   for (const p of governanceSets[0]!) entries[p] = plugins.includes(p) ? {} : { enabled: false };
   if (plugins.includes('rate-limit')) entries['rate-limit'] = { config: benchRateLimit };
-  return merge(merge({ plugins: entries }, extraConfig()), extra) as Json;
+  return merge(merge({ plugins: entries }, configFromEnv('BENCH_SVC_CONFIG') ?? {}), extra) as Json;
 }
 
 function envFor(port: number, dataDir: string, configFile: string, backing?: ScaleOutBacking): NodeJS.ProcessEnv {
