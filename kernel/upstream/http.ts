@@ -1,9 +1,8 @@
-import type { IncomingMessage } from 'node:http';
 import type { ProviderSettings } from '../contracts/provider.js';
+import type { UpstreamBody } from './connection.js';
 import { UpstreamPool } from './pool.js';
 
-/** A response body as the pool hands it over. */
-export type UpstreamBody = IncomingMessage;
+export type { UpstreamBody } from './connection.js';
 
 /**
  * One timer that aborts an upstream call: a deadline first (the wait for the first byte), then

@@ -1,22 +1,23 @@
-import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import https from 'node:https';
-import type { Socket } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import net from 'node:net';
 import type { Readable } from 'node:stream';
+import tls from 'node:tls';
+import { Connection, type Call, type ConnectionOwner, type UpstreamBody } from './connection.js';
 
 /**
- * A provider's keep-alive connections: `node:http`'s Agent behind the small request shape the
- * adapters use. Not undici: measured at one connection, an undici round trip left 6.3 % of each
- * young-generation collection alive (4.1 KB promoted to the old generation per request) against
- * 0.9 % (0.16 KB) for the same round trip through a node:http keep-alive Agent, and at 64
- * connections node:http served 11 % more requests on the same CPU (bench/README.md "Sixth look").
- * Promoted bytes are what makes the old generation grow and its collections pause the replica.
+ * A provider's keep-alive connections, speaking HTTP/1.1 itself (connection.ts, response-parser.ts)
+ * rather than through node:http's client. Measured (bench/README.md "Fifteenth look"): a node:http
+ * round trip through a keep-alive Agent cost its caller 38 µs of CPU and ~12 KB of garbage, a
+ * ClientRequest, an IncomingMessage, the Agent's bookkeeping and header validation per call; the
+ * same round trip over a socket that writes one prebuilt head and slices the reply cost 11 µs.
+ * Before that the pool used undici, which left 4.1 KB promoted per request ("Sixth look").
  */
 
 /** An upstream answer: status, headers (lower-case names) and the body as a byte stream. */
 export interface UpstreamResponse {
   statusCode: number;
   headers: IncomingHttpHeaders;
-  body: IncomingMessage;
+  body: UpstreamBody;
 }
 
 export interface UpstreamRequest {
@@ -30,7 +31,7 @@ export interface UpstreamRequest {
 export interface UpstreamPoolOptions {
   /** Most connections open to the origin at once; further calls wait for a free one. */
   connections: number;
-  /** Longest wait for a new connection to be established, in milliseconds. */
+  /** Longest wait for a new connection to be established (TLS handshake included), in milliseconds. */
   connectTimeout: number;
   /** How long an idle connection is kept: under the 5 s idle close of uvicorn, Node and httplib. */
   keepAliveTimeout?: number;
@@ -39,126 +40,196 @@ export interface UpstreamPoolOptions {
 /** The error a connect that outlived `connectTimeout` fails with (transportFailureOf: 'timeout'). */
 export const CONNECT_TIMEOUT = 'UPSTREAM_CONNECT_TIMEOUT';
 
+/** A header value or path that would split the request (CR, LF, NUL), as node:http refuses them. */
+const unsafeValue = /[\r\n\0]/;
+const unsafePath = /[\s\0]/;
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /**
  * @example
  * const pool = new UpstreamPool(new URL('https://api.openai.com'), { connections: 128, connectTimeout: 5000 });
  * const res = await pool.request({ path: '/v1/models', method: 'GET', signal });
  */
-export class UpstreamPool {
-  private readonly agent: http.Agent;
-  private readonly transport: typeof http | typeof https;
+export class UpstreamPool implements ConnectionOwner {
   /** The host name without an IPv6 literal's brackets, worked out once rather than per call. */
   private readonly hostname: string;
-  /** TLS connections are ready on `secureConnect` (after the handshake), plain ones on `connect`. */
-  private readonly readyEvent: 'connect' | 'secureConnect';
-  /** The Host header node:http would send (the origin's host, its port only when not the default). */
-  private readonly hostHeader: string;
+  private readonly port: number;
+  private readonly secure: boolean;
+  /** The Host header line (the origin's host, its port only when not the default). */
+  private readonly hostLine: string;
+  private readonly keepAliveMs: number;
+  /** Every open connection; the idle ones, last used on top (reused first, so the rest age out). */
+  private readonly all = new Set<Connection>();
+  private readonly idle: Connection[] = [];
+  /** Calls waiting for a connection when `connections` are busy. */
+  private readonly waiting: Call[] = [];
+  private sweeper: NodeJS.Timeout | undefined;
   private inFlight = 0;
-  private idle: (() => void) | undefined;
+  private drained: (() => void) | undefined;
   private closed = false;
 
-  constructor(private readonly origin: URL, private readonly options: UpstreamPoolOptions) {
-    this.transport = origin.protocol === 'https:' ? https : http;
+  constructor(origin: URL, private readonly options: UpstreamPoolOptions) {
+    this.secure = origin.protocol === 'https:';
     this.hostname = origin.hostname.replace(/^\[|\]$/g, '');
-    this.readyEvent = origin.protocol === 'https:' ? 'secureConnect' : 'connect';
-    this.hostHeader = origin.host;
-    const agentOptions = { keepAlive: true, maxSockets: options.connections, timeout: options.keepAliveTimeout ?? 4000, scheduling: 'lifo' as const };
-    this.agent = origin.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.port = Number(origin.port) || (this.secure ? 443 : 80);
+    this.hostLine = `host: ${origin.host}\r\n`;
+    this.keepAliveMs = options.keepAliveTimeout ?? 4000;
   }
 
   /** Sends one request; resolves with the response once its headers arrived (the body is the caller's to read). */
   request(req: UpstreamRequest): Promise<UpstreamResponse> {
     if (this.closed) return Promise.reject(Object.assign(new Error('upstream pool closed'), { code: 'UPSTREAM_CLOSED' }));
     if (req.signal?.aborted) return Promise.reject(req.signal.reason);
+    let head: { text: string; chunked: boolean };
+    try {
+      head = this.head(req);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     this.inFlight++;
     return new Promise<UpstreamResponse>((resolve, reject) => {
-      const out = this.transport.request({
-        agent: this.agent,
-        protocol: this.origin.protocol,
-        hostname: this.hostname,
-        port: this.origin.port || undefined,
-        path: req.path,
-        method: req.method,
-        headers: this.rawHeaders(req.headers, req.body),
-        signal: req.signal,
-      });
-      let settled = false;
-      let connectTimer: NodeJS.Timeout | undefined;
-      const done = (): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(connectTimer);
-        if (--this.inFlight === 0) this.idle?.();
-      };
-      // `on`, not `once`: each event comes once per ClientRequest, which is dropped after the call,
-      // and `once` allocates a wrapper and its state per listener (five a call).
-      out.on('socket', (socket: Socket) => {
-        // A reused keep-alive socket is connected already; a new one gets the connect deadline,
-        // which covers the TLS handshake too: a TLS peer that accepts TCP and never answers the
-        // handshake is as dead as one that never accepts.
-        if (!socket.connecting) return;
-        connectTimer = setTimeout(() => out.destroy(Object.assign(new Error('connect timed out'), { code: CONNECT_TIMEOUT })), this.options.connectTimeout);
-        socket.once(this.readyEvent, () => clearTimeout(connectTimer));
-      });
-      let answered = false;
-      out.on('response', (res: IncomingMessage) => {
-        answered = true;
-        clearTimeout(connectTimer);
-        // The call is in flight until its body has been read or dropped.
-        res.on('close', done);
-        // Headers read eagerly: a lazy getter here would capture this closure's context (the
-        // ClientRequest with it) for as long as the reply is held; measured, 7.9 % of each
-        // young-generation collection survived instead of 1.3 %.
-        resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: res });
-      });
-      out.on('error', (err) => {
-        done();
-        reject(err);
-      });
-      out.on('close', () => {
-        // Closed before any response and without an error event: report it as a reset.
-        if (!settled && !answered) {
-          done();
-          reject(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
-        }
-      });
-      const body = req.body;
-      if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body)) out.end(body);
-      else body.pipe(out);
+      const call: Call = { head: head.text, body: req.body, chunked: head.chunked, signal: req.signal, resolve, reject };
+      let conn = this.idle.pop();
+      while (conn?.socket.destroyed) conn = this.idle.pop();
+      if (conn) conn.start(call);
+      else if (this.all.size < this.options.connections) this.open().start(call);
+      else this.wait(call);
     });
   }
 
   /**
-   * The headers as node:http's flat name, value list, Host first. Given a list, ClientRequest
-   * writes the header block at once (still validating every name and value) instead of a
-   * `setHeader` per header into a table it reads back (less garbage per call). The block
-   * is then written before `end()`, so a whole body's Content-Length is set here, as `end()` would.
+   * The request line and headers as one string, Host first. A whole body's Content-Length is set
+   * here; a stream without one is sent chunked. Names and values are checked as node:http does.
    */
-  private rawHeaders(headers: Record<string, string> | undefined, body: UpstreamRequest['body']): string[] {
-    const raw = ['host', this.hostHeader];
+  private head(req: UpstreamRequest): { text: string; chunked: boolean } {
+    if (unsafePath.test(req.path)) throw Object.assign(new TypeError('Request path contains unescaped characters'), { code: 'ERR_UNESCAPED_CHARACTERS' });
+    let text = `${req.method} ${req.path} HTTP/1.1\r\n${this.hostLine}`;
     let length = false;
+    const headers = req.headers;
     if (headers) {
       for (const name in headers) {
+        const value = headers[name]!;
         const lower = name.toLowerCase();
-        if (lower === 'host') continue;
+        if (lower === 'host' || lower === 'transfer-encoding' || lower === 'connection') continue;
         if (lower === 'content-length') length = true;
-        raw.push(name, headers[name]!);
+        if (!headerName.test(name)) throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
+        if (unsafeValue.test(value)) throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]`), { code: 'ERR_INVALID_CHAR' });
+        text += `${name}: ${value}\r\n`;
       }
     }
-    if (!length && (typeof body === 'string' || Buffer.isBuffer(body))) raw.push('content-length', String(Buffer.byteLength(body)));
-    return raw;
+    const body = req.body;
+    let chunked = false;
+    if (!length && body !== undefined) {
+      if (typeof body === 'string' || Buffer.isBuffer(body)) text += `content-length: ${Buffer.byteLength(body)}\r\n`;
+      else {
+        text += 'transfer-encoding: chunked\r\n';
+        chunked = true;
+      }
+    }
+    return { text: `${text}\r\n`, chunked };
   }
+
+  /** A new connection; a call written to it waits in the socket until it is connected. */
+  private open(): Connection {
+    const socket = this.secure
+      ? tls.connect({ host: this.hostname, port: this.port, servername: net.isIP(this.hostname) ? undefined : this.hostname, ALPNProtocols: ['http/1.1'] })
+      : net.connect({ host: this.hostname, port: this.port });
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 1000);
+    // The deadline covers the TLS handshake too: a TLS peer that accepts TCP and never answers the
+    // handshake is as dead as one that never accepts.
+    const timer = setTimeout(() => socket.destroy(Object.assign(new Error('connect timed out'), { code: CONNECT_TIMEOUT })), this.options.connectTimeout);
+    socket.once(this.secure ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+    socket.once('close', () => clearTimeout(timer));
+    const conn = new Connection(socket, this);
+    this.all.add(conn);
+    return conn;
+  }
+
+  /** Queues a call until a connection is free; its signal still ends it while it waits. */
+  private wait(call: Call): void {
+    this.waiting.push(call);
+    const signal = call.signal;
+    if (!signal) return;
+    const onAbort = (): void => {
+      const at = this.waiting.indexOf(call);
+      if (at < 0) return;
+      this.waiting.splice(at, 1);
+      this.settled();
+      call.reject(Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' }));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    // Once it has a connection the connection follows the signal; this listener goes.
+    const start = call.resolve;
+    const reject = call.reject;
+    const take = (): void => signal.removeEventListener('abort', onAbort);
+    call.resolve = (res) => (take(), start(res));
+    call.reject = (err) => (take(), reject(err));
+  }
+
+  finished(conn: Connection, reusable: boolean): void {
+    this.settled();
+    if (!reusable || this.closed) {
+      if (this.closed) conn.socket.destroy();
+      return this.next();
+    }
+    const call = this.waiting.shift();
+    if (call) return conn.start(call);
+    conn.lastUsed = Date.now();
+    this.idle.push(conn);
+    this.sweeper ??= setInterval(this.sweep, Math.max(250, this.keepAliveMs / 4)).unref();
+  }
+
+  gone(conn: Connection): void {
+    this.all.delete(conn);
+    const at = this.idle.indexOf(conn);
+    if (at >= 0) this.idle.splice(at, 1);
+    this.next();
+  }
+
+  /** A connection was dropped: a waiting call gets a new one. */
+  private next(): void {
+    if (this.closed || this.waiting.length === 0 || this.all.size >= this.options.connections) return;
+    this.open().start(this.waiting.shift()!);
+  }
+
+  private settled(): void {
+    if (--this.inFlight === 0) this.drained?.();
+  }
+
+  /** Closes the connections idle for `keepAliveTimeout` (the oldest are at the bottom). */
+  private readonly sweep = (): void => {
+    const oldest = Date.now() - this.keepAliveMs;
+    let n = 0;
+    while (n < this.idle.length && this.idle[n]!.lastUsed <= oldest) n++;
+    for (const conn of this.idle.splice(0, n)) conn.socket.destroy();
+    if (this.idle.length === 0) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
+  };
 
   /** Waits for the calls in flight to finish, then closes the connections. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve));
-    this.agent.destroy();
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    this.destroyAll();
   }
 
   /** Closes every connection now; calls in flight fail. */
   async destroy(): Promise<void> {
     this.closed = true;
-    this.agent.destroy();
+    for (const call of this.waiting.splice(0)) {
+      this.settled();
+      call.reject(Object.assign(new Error('upstream pool closed'), { code: 'UPSTREAM_CLOSED' }));
+    }
+    this.destroyAll();
+  }
+
+  private destroyAll(): void {
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
+    this.idle.length = 0;
+    for (const conn of this.all) conn.socket.destroy();
   }
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
+import { Readable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CONNECT_TIMEOUT, readUpstreamText, transportFailureOf, UpstreamPool } from '../../kernel/index.js';
@@ -202,6 +203,107 @@ test('close() lets calls in flight finish, then refuses new ones', async () => {
     const err = (await pool.request({ path: '/v1/models', method: 'GET' }).catch((e: unknown) => e)) as { code?: string };
     assert.is(err.code, 'UPSTREAM_CLOSED');
   } finally {
+    await up.close();
+  }
+});
+
+test('a chunked reply reads whole; one that breaks off fails its body; one with no length runs to the close', async () => {
+  const up = await upstream();
+  const pool = new UpstreamPool(up.url, { connections: 2, connectTimeout: 1000 });
+  try {
+    up.answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      setTimeout(() => res.end('data: [DONE]\n\n'), 20);
+    };
+    const whole = await pool.request({ path: '/v1/chat/completions', method: 'POST', body: '{}' });
+    assert.is(whole.headers['transfer-encoding'], 'chunked');
+    assert.is(await readUpstreamText(whole.body, 1024), 'data: one\n\ndata: [DONE]\n\n');
+
+    up.answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      setTimeout(() => res.socket!.destroy(), 20);
+    };
+    const broken = await pool.request({ path: '/v1/chat/completions', method: 'POST', body: '{}' });
+    const got: string[] = [];
+    const err = await (async () => {
+      for await (const piece of broken.body) got.push(String(piece));
+    })().then(() => undefined, (e: { code?: string }) => e);
+    assert.equal(got, ['data: one\n\n'], 'what arrived before the break is read');
+    assert.is(err?.code, 'ECONNRESET', 'the break is an error, not an end');
+    assert.is(transportFailureOf(err), 'reset');
+
+    up.answer = (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', connection: 'close' });
+      res.end('to the close');
+      req.socket.end();
+    };
+    const before = up.connections;
+    const closing = await pool.request({ path: '/v1/models', method: 'GET' });
+    assert.is(await readUpstreamText(closing.body, 1024), 'to the close');
+    up.answer = (_req, res) => res.writeHead(200).end('next');
+    assert.is(await readUpstreamText((await pool.request({ path: '/v1/models', method: 'GET' })).body, 1024), 'next');
+    // One new connection for the reply marked close (the broken one was gone), another after it.
+    assert.is(up.connections, before + 2, 'a reply marked Connection: close is not followed on the same connection');
+  } finally {
+    await pool.destroy();
+    await up.close();
+  }
+});
+
+test('a stream body is sent with its given length, or chunked when it has none', async () => {
+  const up = await upstream();
+  const pool = new UpstreamPool(up.url, { connections: 2, connectTimeout: 1000 });
+  try {
+    const parts = ['{"a":', '"', 'x'.repeat(200_000), '"}'];
+    const length = parts.reduce((n, p) => n + p.length, 0);
+    const sized = await pool.request({ path: '/v1/x', method: 'POST', headers: { 'content-length': String(length) }, body: Readable.from(parts.map((p) => Buffer.from(p))) });
+    await readUpstreamText(sized.body, 1024);
+    assert.is(up.seen[0]!.body.length, length);
+    assert.is(up.seen[0]!.headers['content-length'], String(length));
+    const chunked = await pool.request({ path: '/v1/x', method: 'POST', body: Readable.from(parts.map((p) => Buffer.from(p))) });
+    await readUpstreamText(chunked.body, 1024);
+    assert.is(up.seen[1]!.body, parts.join(''));
+    assert.is(up.seen[1]!.headers['transfer-encoding'], 'chunked');
+    assert.is(up.connections, 1, 'both on one connection');
+  } finally {
+    await pool.destroy();
+    await up.close();
+  }
+});
+
+test('a body dropped before its end drops the connection; idle connections close after keepAliveTimeout', async () => {
+  const up = await upstream();
+  const pool = new UpstreamPool(up.url, { connections: 2, connectTimeout: 1000, keepAliveTimeout: 300 });
+  try {
+    up.answer = (_req, res) => res.writeHead(200).end('y'.repeat(100_000));
+    const big = await pool.request({ path: '/v1/models', method: 'GET' });
+    assert.is((await readUpstreamText(big.body, 10)).length <= 100_000, true);
+    up.answer = (_req, res) => res.writeHead(200).end('ok');
+    assert.is(await readUpstreamText((await pool.request({ path: '/v1/models', method: 'GET' })).body, 10), 'ok');
+    assert.is(up.connections, 2, 'the cut-short reply’s connection was not reused');
+    await new Promise((r) => setTimeout(r, 900));
+    assert.is(await readUpstreamText((await pool.request({ path: '/v1/models', method: 'GET' })).body, 10), 'ok');
+    assert.is(up.connections, 3, 'the idle connection had been closed');
+  } finally {
+    await pool.destroy();
+    await up.close();
+  }
+});
+
+test('a header value or path that would split the request is refused before anything is sent', async () => {
+  const up = await upstream();
+  const pool = new UpstreamPool(up.url, { connections: 2, connectTimeout: 1000 });
+  try {
+    const bad = await pool.request({ path: '/v1/x', method: 'GET', headers: { authorization: 'Bearer k\r\nx-injected: 1' } }).catch((e: { code?: string }) => e);
+    assert.is((bad as { code?: string }).code, 'ERR_INVALID_CHAR');
+    const path = await pool.request({ path: '/v1/x y', method: 'GET' }).catch((e: { code?: string }) => e);
+    assert.is((path as { code?: string }).code, 'ERR_UNESCAPED_CHARACTERS');
+    assert.is(up.seen.length, 0);
+    assert.is(await readUpstreamText((await pool.request({ path: '/v1/models', method: 'GET' })).body, 20), '{"ok":true}', 'the pool still works');
+  } finally {
+    await pool.destroy();
     await up.close();
   }
 });

@@ -137,7 +137,9 @@ export abstract class MockServer<B extends BaseBehaviour, R extends string> {
   protected drop(res: ServerResponse): void {
     const socket = res.socket;
     if (!socket) return;
-    socket.end(() => socket.destroy());
+    // A ServerResponse's writes of this turn wait in the socket, corked until the next tick; on
+    // Node 24.22.3 an end() in the same turn dropped them: the end waits for the cork to lift.
+    setImmediate(() => socket.end(() => socket.destroy()));
     setTimeout(() => socket.destroy(), 200).unref();
   }
 

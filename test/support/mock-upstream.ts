@@ -249,7 +249,9 @@ export class MockUpstream {
   private drop(res: ServerResponse): void {
     const socket = res.socket;
     if (!socket) return;
-    socket.end(() => socket.destroy());
+    // A ServerResponse's writes of this turn wait in the socket, corked until the next tick; on
+    // Node 24.22.3 an end() in the same turn dropped them: the end waits for the cork to lift.
+    setImmediate(() => socket.end(() => socket.destroy()));
     setTimeout(() => socket.destroy(), 200).unref();
   }
 }

@@ -1,0 +1,206 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { ResponseParser, type ResponseSink } from './response-parser.js';
+
+/**
+ * One keep-alive connection to a provider: a socket, its response parser, and the call it is
+ * serving (one at a time, no pipelining). Its listeners are made once per connection, not per
+ * call: a call costs the request's head string, a body stream and the promise the caller awaits.
+ */
+
+/** A call as the pool hands it to a connection. */
+export interface Call {
+  head: string;
+  body: string | Buffer | Readable | undefined;
+  /** A stream body without a known length is sent with chunked transfer coding. */
+  chunked: boolean;
+  signal: AbortSignal | undefined;
+  resolve(res: { statusCode: number; headers: IncomingHttpHeaders; body: UpstreamBody }): void;
+  reject(err: unknown): void;
+}
+
+/** What the connection tells its pool. */
+export interface ConnectionOwner {
+  /** The call ended (`reusable`: the connection may serve another one). */
+  finished(conn: Connection, reusable: boolean): void;
+  /** The socket closed. */
+  gone(conn: Connection): void;
+}
+
+const abortOnce = { once: true } as const;
+
+/** A response body: the reply's bytes as a stream; destroying it before its end drops the connection. */
+export class UpstreamBody extends Readable {
+  constructor(private readonly conn: Connection) {
+    super();
+  }
+
+  override _read(): void {
+    this.conn.resume(this);
+  }
+
+  override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
+    this.conn.dropped(this);
+    callback(err);
+  }
+}
+
+export class Connection implements ResponseSink {
+  private readonly parser = new ResponseParser(this);
+  private call: Call | undefined;
+  private body: UpstreamBody | undefined;
+  /** The request's bytes were all written (a reply that comes early leaves the connection unusable). */
+  private sent = false;
+  private keepAlive = false;
+  private ended = false;
+  /** When the connection last finished a call (the pool closes the ones idle too long). */
+  lastUsed = 0;
+
+  constructor(readonly socket: Socket, private readonly owner: ConnectionOwner) {
+    socket.on('data', this.onData);
+    socket.on('error', this.onError);
+    socket.on('close', this.onClose);
+  }
+
+  /** Sends a call's request; the answer resolves `call`. */
+  start(call: Call): void {
+    this.call = call;
+    this.body = undefined;
+    this.ended = false;
+    this.sent = false;
+    this.parser.expect();
+    // A reply's last read may have paused the socket for its reader; this reply is read afresh.
+    this.socket.resume();
+    call.signal?.addEventListener('abort', this.onAbort, abortOnce);
+    const body = call.body;
+    if (body === undefined) {
+      this.socket.write(call.head);
+      this.sent = true;
+    } else if (typeof body === 'string') {
+      this.socket.write(call.head + body);
+      this.sent = true;
+    } else if (Buffer.isBuffer(body)) {
+      this.socket.cork();
+      this.socket.write(call.head);
+      this.socket.write(body);
+      this.socket.uncork();
+      this.sent = true;
+    } else this.stream(call, body);
+  }
+
+  /** A stream body, with backpressure; chunk-framed when its length is unknown. */
+  private stream(call: Call, body: Readable): void {
+    const socket = this.socket;
+    socket.write(call.head);
+    const onDrain = (): void => void body.resume();
+    const stop = (): void => {
+      body.off('data', onData).off('end', onEnd).off('error', onFail);
+      socket.off('drain', onDrain);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const size = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+      if (size === 0) return;
+      if (call.chunked) socket.write(`${size.toString(16)}\r\n`);
+      const more = socket.write(chunk);
+      if (call.chunked) socket.write('\r\n');
+      if (!more) body.pause();
+    };
+    const onEnd = (): void => {
+      stop();
+      if (call.chunked) socket.write('0\r\n\r\n');
+      if (this.call === call) this.sent = true;
+    };
+    const onFail = (err: Error): void => {
+      stop();
+      if (this.call === call) this.fail(err);
+    };
+    socket.on('drain', onDrain);
+    body.on('data', onData).on('end', onEnd).on('error', onFail);
+  }
+
+  /** The body's reader wants more: the socket was paused for it. */
+  resume(body: UpstreamBody): void {
+    if (body === this.body) this.socket.resume();
+  }
+
+  /** The body was destroyed by its reader before the reply ended: the connection cannot be reused. */
+  dropped(body: UpstreamBody): void {
+    if (body !== this.body || this.ended) return;
+    this.finish(false);
+    this.socket.destroy();
+  }
+
+  head(statusCode: number, headers: IncomingHttpHeaders, keepAlive: boolean): void {
+    this.keepAlive = keepAlive;
+    this.body = new UpstreamBody(this);
+    this.call!.resolve({ statusCode, headers, body: this.body });
+  }
+
+  data(bytes: Buffer): void {
+    if (!this.body!.push(bytes)) this.socket.pause();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.body!.push(null);
+  }
+
+  private readonly onData = (buf: Buffer): void => {
+    if (!this.call) {
+      // Bytes nobody asked for on an idle connection: it is out of step, drop it.
+      this.socket.destroy();
+      return;
+    }
+    try {
+      this.parser.feed(buf);
+    } catch (err) {
+      if (this.call && !this.ended) this.fail(err as Error);
+      this.socket.destroy();
+      return;
+    }
+    // Handed back after the read, so bytes past the reply's end are refused above, not read as the next reply.
+    if (this.ended && this.call) this.finish(this.keepAlive && this.sent);
+  };
+
+  private readonly onError = (err: Error): void => {
+    if (this.call) this.fail(err);
+  };
+
+  private readonly onClose = (): void => {
+    if (this.call) {
+      // No length given: the close ends the body. Otherwise the reply broke off.
+      if (this.parser.closed()) this.finish(false);
+      else if (this.parser.inBody) this.fail(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+      else this.fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    }
+    this.owner.gone(this);
+  };
+
+  private readonly onAbort = (): void => {
+    const signal = this.call?.signal;
+    if (!signal) return;
+    this.fail(Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' }));
+    this.socket.destroy();
+  };
+
+  /** Ends the call with an error: before the head the request rejects, after it the body fails. */
+  private fail(err: Error): void {
+    const call = this.call;
+    const body = this.body;
+    if (!call) return;
+    this.finish(false);
+    this.socket.destroy();
+    if (body) {
+      if (!this.ended) body.destroy(err);
+    } else call.reject(err);
+  }
+
+  private finish(reusable: boolean): void {
+    const call = this.call;
+    if (!call) return;
+    call.signal?.removeEventListener('abort', this.onAbort);
+    this.call = undefined;
+    this.owner.finished(this, reusable);
+  }
+}

@@ -1,0 +1,207 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/**
+ * The HTTP/1.1 response reader of the upstream connections (connection.ts): a status line and
+ * headers, then the body framed by Content-Length, chunked transfer coding or the connection's
+ * close (RFC 9112 §6.3). A provider's reply is small and arrives in one or two reads, so the head
+ * is read as one latin1 string and split; the body's bytes are handed on as slices of what the
+ * socket read, never copied.
+ */
+
+/** Where a parsed response goes: its head once, its body's bytes, then its end. */
+export interface ResponseSink {
+  head(statusCode: number, headers: IncomingHttpHeaders, keepAlive: boolean): void;
+  data(bytes: Buffer): void;
+  end(): void;
+}
+
+/** Longest head accepted, as node:http's default `maxHeaderSize`. */
+const maxHead = 16 * 1024;
+/** Longest chunk-size line or trailer section (extensions included). */
+const maxLine = 4 * 1024;
+
+type State = 'idle' | 'head' | 'fixed' | 'size' | 'chunk' | 'chunk-end' | 'trailers' | 'until-close' | 'done';
+
+/** Headers whose repeats node:http drops (the first wins); other repeats are joined with ', '. */
+const firstWins = new Set(['age', 'authorization', 'content-length', 'content-type', 'etag', 'expires', 'from', 'host', 'if-modified-since', 'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after', 'server', 'user-agent']);
+const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const statusLine = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: |$)/;
+
+/** A reply that is not HTTP/1.1: its `code` names the fault as llhttp's do (transportFailureOf: 'reset'). */
+export function parseError(code: string, message: string): Error & { code: string } {
+  return Object.assign(new Error(`upstream sent an invalid response: ${message}`), { code });
+}
+
+export class ResponseParser {
+  private state: State = 'idle';
+  /** Bytes of a head, chunk-size line or trailer section not complete yet. */
+  private pending: Buffer | undefined;
+  /** Bytes left of the fixed-length body or of the current chunk; of the CRLF after a chunk. */
+  private left = 0;
+  private bodiless = false;
+
+  constructor(private readonly sink: ResponseSink) {}
+
+  /** Ready for the next response; `bodiless` for a HEAD request's. */
+  expect(bodiless = false): void {
+    this.state = 'head';
+    this.pending = undefined;
+    this.bodiless = bodiless;
+  }
+
+  /** True while a response is being read (after `expect`, before its end). */
+  get reading(): boolean {
+    return this.state !== 'idle' && this.state !== 'done';
+  }
+
+  /** True once the head was read and the body has not ended. */
+  get inBody(): boolean {
+    return this.reading && this.state !== 'head';
+  }
+
+  /** The connection closed: true when that ends the body (no length was given), false when the reply broke off. */
+  closed(): boolean {
+    if (this.state !== 'until-close') return false;
+    this.state = 'done';
+    this.sink.end();
+    return true;
+  }
+
+  /** Reads what the socket delivered; throws a `parseError` on bytes that are not a valid reply. */
+  feed(buf: Buffer): void {
+    let at = 0;
+    while (at < buf.length) {
+      switch (this.state) {
+        case 'head': {
+          const data = this.pending ? Buffer.concat([this.pending, buf.subarray(at)]) : at > 0 ? buf.subarray(at) : buf;
+          const end = data.indexOf('\r\n\r\n');
+          if (end < 0) {
+            if (data.length > maxHead) throw parseError('HPE_HEADER_OVERFLOW', 'header section too large');
+            this.pending = data;
+            return;
+          }
+          if (end > maxHead) throw parseError('HPE_HEADER_OVERFLOW', 'header section too large');
+          this.pending = undefined;
+          buf = data;
+          at = end + 4;
+          this.head(data.toString('latin1', 0, end));
+          break;
+        }
+        case 'fixed':
+        case 'chunk': {
+          const n = Math.min(this.left, buf.length - at);
+          this.sink.data(at === 0 && n === buf.length ? buf : buf.subarray(at, at + n));
+          at += n;
+          this.left -= n;
+          if (this.left === 0) {
+            if (this.state === 'fixed') this.complete();
+            else {
+              this.state = 'chunk-end';
+              this.left = 2;
+            }
+          }
+          break;
+        }
+        case 'chunk-end': {
+          // The CRLF after a chunk's data, possibly split between reads.
+          const want = this.left === 2 ? 13 : 10;
+          if (buf[at] !== want) throw parseError('HPE_INVALID_CHUNK_SIZE', 'chunk not followed by CRLF');
+          at++;
+          if (--this.left === 0) this.state = 'size';
+          break;
+        }
+        case 'size':
+        case 'trailers': {
+          const data = this.pending ? Buffer.concat([this.pending, buf.subarray(at)]) : at > 0 ? buf.subarray(at) : buf;
+          const end = this.state === 'size' ? data.indexOf('\r\n') : trailersEnd(data);
+          if (end < 0) {
+            if (data.length > maxLine) throw parseError('HPE_INVALID_CHUNK_SIZE', 'chunk-size line too long');
+            this.pending = data;
+            return;
+          }
+          this.pending = undefined;
+          buf = data;
+          if (this.state === 'trailers') {
+            at = end;
+            this.complete();
+            break;
+          }
+          at = end + 2;
+          const line = data.toString('latin1', 0, end);
+          const semi = line.indexOf(';');
+          const hex = (semi < 0 ? line : line.slice(0, semi)).trim();
+          if (!/^[0-9a-fA-F]{1,12}$/.test(hex)) throw parseError('HPE_INVALID_CHUNK_SIZE', 'invalid chunk size');
+          const size = parseInt(hex, 16);
+          if (size === 0) this.state = 'trailers';
+          else {
+            this.state = 'chunk';
+            this.left = size;
+          }
+          break;
+        }
+        case 'until-close':
+          this.sink.data(at > 0 ? buf.subarray(at) : buf);
+          return;
+        default:
+          // Bytes after the response's end, or before any request was sent.
+          throw parseError('HPE_UNEXPECTED_CONTENT', 'data after the end of the response');
+      }
+    }
+  }
+
+  private complete(): void {
+    this.state = 'done';
+    this.sink.end();
+  }
+
+  private head(text: string): void {
+    const lines = text.split('\r\n');
+    const status = statusLine.exec(lines[0]!);
+    if (!status) throw parseError('HPE_INVALID_CONSTANT', 'not an HTTP/1.x status line');
+    const statusCode = Number(status[2]);
+    const headers: IncomingHttpHeaders = {};
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const colon = line.indexOf(':');
+      const name = colon > 0 ? line.slice(0, colon) : '';
+      // No obsolete line folding (a line starting with whitespace), as llhttp refuses it.
+      if (!token.test(name)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'invalid header line');
+      const key = name.toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      const seen = headers[key];
+      if (seen === undefined) headers[key] = key === 'set-cookie' ? [value] : value;
+      else if (key === 'set-cookie') (seen as string[]).push(value);
+      else if (!firstWins.has(key)) headers[key] = `${seen as string}, ${value}`;
+    }
+    // An interim answer (100 Continue, 103 Early Hints): the real one follows.
+    if (statusCode < 200) return;
+    const connection = headers.connection?.toLowerCase();
+    let keepAlive = status[1] === '1' ? !connection?.includes('close') : !!connection?.includes('keep-alive');
+    const te = headers['transfer-encoding']?.toLowerCase();
+    const cl = headers['content-length'];
+    let framing: 'none' | 'fixed' | 'chunked' | 'until-close';
+    if (this.bodiless || statusCode === 204 || statusCode === 304) framing = 'none';
+    else if (te !== undefined) {
+      framing = te.endsWith('chunked') ? 'chunked' : 'until-close';
+      // Both framings given (RFC 9112 §6.3: chunked wins), or one that ends at close: not reused.
+      if (cl !== undefined || framing === 'until-close') keepAlive = false;
+    } else if (cl !== undefined) {
+      if (!/^\d{1,15}$/.test(cl)) throw parseError('HPE_INVALID_CONTENT_LENGTH', 'invalid Content-Length');
+      framing = Number(cl) === 0 ? 'none' : 'fixed';
+      this.left = Number(cl);
+    } else {
+      framing = 'until-close';
+      keepAlive = false;
+    }
+    this.state = framing === 'fixed' ? 'fixed' : framing === 'chunked' ? 'size' : framing === 'until-close' ? 'until-close' : 'done';
+    this.sink.head(statusCode, headers, keepAlive);
+    if (framing === 'none') this.sink.end();
+  }
+}
+
+/** The end of a trailer section (an empty line), or -1: `\r\n` alone when there are no trailers. */
+function trailersEnd(data: Buffer): number {
+  if (data.length >= 2 && data[0] === 13 && data[1] === 10) return 2;
+  const end = data.indexOf('\r\n\r\n');
+  return end < 0 ? -1 : end + 4;
+}
