@@ -56,6 +56,8 @@ export class Connection implements ResponseSink {
   private ended = false;
   /** When the connection last finished a call (the pool closes the ones idle too long). */
   lastUsed = 0;
+  /** How long the server said it keeps an idle connection (`Keep-Alive: timeout=N`), in ms; Infinity when it did not say. */
+  serverIdleMs = Infinity;
 
   constructor(readonly socket: Socket, private readonly owner: ConnectionOwner) {
     socket.on('data', this.onData);
@@ -133,6 +135,12 @@ export class Connection implements ResponseSink {
 
   head(statusCode: number, headers: IncomingHttpHeaders, keepAlive: boolean): void {
     this.keepAlive = keepAlive;
+    const hint = headers['keep-alive'];
+    if (hint !== undefined) {
+      // Given up a second before the server's close, as node:http's Agent does: a call sent as it closes would fail.
+      const seconds = /timeout=(\d+)/i.exec(hint as string)?.[1];
+      if (seconds !== undefined) this.serverIdleMs = Number(seconds) * 1000 - 1000;
+    }
     this.body = new UpstreamBody(this);
     this.call!.resolve({ statusCode, headers, body: this.body });
   }

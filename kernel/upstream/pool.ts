@@ -35,6 +35,11 @@ export interface UpstreamPoolOptions {
   connectTimeout: number;
   /** How long an idle connection is kept: under the 5 s idle close of uvicorn, Node and httplib. */
   keepAliveTimeout?: number;
+  /**
+   * Certificates to trust instead of the system's for an https origin (a private CA). Operators
+   * usually set NODE_EXTRA_CA_CERTS instead, which adds to the system's; the tests use this.
+   */
+  ca?: string | Buffer;
 }
 
 /** The error a connect that outlived `connectTimeout` fails with (transportFailureOf: 'timeout'). */
@@ -90,7 +95,10 @@ export class UpstreamPool implements ConnectionOwner {
     return new Promise<UpstreamResponse>((resolve, reject) => {
       const call: Call = { head: head.text, body: req.body, chunked: head.chunked, signal: req.signal, resolve, reject };
       let conn = this.idle.pop();
-      while (conn?.socket.destroyed) conn = this.idle.pop();
+      while (conn && this.stale(conn)) {
+        conn.socket.destroy();
+        conn = this.idle.pop();
+      }
       if (conn) conn.start(call);
       else if (this.all.size < this.options.connections) this.open().start(call);
       else this.wait(call);
@@ -132,7 +140,7 @@ export class UpstreamPool implements ConnectionOwner {
   /** A new connection; a call written to it waits in the socket until it is connected. */
   private open(): Connection {
     const socket = this.secure
-      ? tls.connect({ host: this.hostname, port: this.port, servername: net.isIP(this.hostname) ? undefined : this.hostname, ALPNProtocols: ['http/1.1'] })
+      ? tls.connect({ host: this.hostname, port: this.port, servername: net.isIP(this.hostname) ? undefined : this.hostname, ALPNProtocols: ['http/1.1'], ca: this.options.ca })
       : net.connect({ host: this.hostname, port: this.port });
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 1000);
@@ -177,7 +185,7 @@ export class UpstreamPool implements ConnectionOwner {
     if (call) return conn.start(call);
     conn.lastUsed = Date.now();
     this.idle.push(conn);
-    this.sweeper ??= setInterval(this.sweep, Math.max(250, this.keepAliveMs / 4)).unref();
+    this.sweeper ??= setInterval(this.sweep, 250).unref();
   }
 
   gone(conn: Connection): void {
@@ -197,12 +205,20 @@ export class UpstreamPool implements ConnectionOwner {
     if (--this.inFlight === 0) this.drained?.();
   }
 
-  /** Closes the connections idle for `keepAliveTimeout` (the oldest are at the bottom). */
+  /** Closed, or idle for `keepAliveTimeout` (or for less when its server said it closes sooner). */
+  private stale(conn: Connection, now = Date.now()): boolean {
+    return conn.socket.destroyed || now - conn.lastUsed >= Math.min(this.keepAliveMs, conn.serverIdleMs);
+  }
+
+  /** Closes the stale idle connections. */
   private readonly sweep = (): void => {
-    const oldest = Date.now() - this.keepAliveMs;
-    let n = 0;
-    while (n < this.idle.length && this.idle[n]!.lastUsed <= oldest) n++;
-    for (const conn of this.idle.splice(0, n)) conn.socket.destroy();
+    const now = Date.now();
+    for (let i = this.idle.length - 1; i >= 0; i--) {
+      const conn = this.idle[i]!;
+      if (!this.stale(conn, now)) continue;
+      this.idle.splice(i, 1);
+      conn.socket.destroy();
+    }
     if (this.idle.length === 0) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
@@ -286,6 +288,10 @@ test('a body dropped before its end drops the connection; idle connections close
     await new Promise((r) => setTimeout(r, 900));
     assert.is(await readUpstreamText((await pool.request({ path: '/v1/models', method: 'GET' })).body, 10), 'ok');
     assert.is(up.connections, 3, 'the idle connection had been closed');
+    // A server that says it keeps idle connections 1 s: given up a second before, so not reused at all.
+    up.answer = (_req, res) => res.writeHead(200, { 'keep-alive': 'timeout=1' }).end('ok');
+    for (let i = 0; i < 2; i++) await readUpstreamText((await pool.request({ path: '/v1/models', method: 'GET' })).body, 10);
+    assert.is(up.connections, 4, 'the first reply came on the kept connection; its hint then retired it');
   } finally {
     await pool.destroy();
     await up.close();
@@ -305,6 +311,37 @@ test('a header value or path that would split the request is refused before anyt
   } finally {
     await pool.destroy();
     await up.close();
+  }
+});
+
+test('an https origin: the certificate is checked against the host name, and the connection is kept', async () => {
+  const tlsDir = new URL('../../../test/support/tls/', import.meta.url);
+  const cert = readFileSync(new URL('localhost.crt', tlsDir));
+  const server = https.createServer({ cert, key: readFileSync(new URL('localhost.key', tlsDir)) }, (req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"path":"${req.url}"}`));
+  });
+  let connections = 0;
+  server.on('secureConnection', () => connections++);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as net.AddressInfo).port;
+  const trusted = new UpstreamPool(new URL(`https://localhost:${port}/v1`), { connections: 2, connectTimeout: 2000, ca: cert });
+  const untrusted = new UpstreamPool(new URL(`https://localhost:${port}`), { connections: 2, connectTimeout: 2000 });
+  try {
+    for (let i = 0; i < 3; i++) {
+      const res = await trusted.request({ path: `/v1/chat/${i}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      assert.is(res.statusCode, 200);
+      assert.is(await readUpstreamText(res.body, 1024), `{"path":"/v1/chat/${i}"}`);
+    }
+    assert.is(connections, 1, 'one TLS connection for calls in a row');
+    const err = (await untrusted.request({ path: '/', method: 'GET' }).catch((e: unknown) => e)) as { code?: string };
+    assert.is(err.code, 'DEPTH_ZERO_SELF_SIGNED_CERT', 'a certificate nobody vouches for is refused');
+  } finally {
+    await trusted.destroy();
+    await untrusted.destroy();
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
   }
 });
 
