@@ -168,7 +168,13 @@ export class Connection implements ResponseSink {
       return;
     }
     // Handed back after the read, so bytes past the reply's end are refused above, not read as the next reply.
-    if (this.ended && this.call) this.finish(this.keepAlive && this.sent);
+    if (this.ended && this.call) {
+      const reusable = this.keepAlive && this.sent;
+      this.finish(reusable);
+      // Not to be reused (Connection: close, or a reply that came before the request was all sent):
+      // closed now rather than left holding one of the pool's places until the server closes it.
+      if (!reusable) this.socket.destroy();
+    }
   };
 
   private readonly onError = (err: Error): void => {

@@ -345,4 +345,31 @@ test('an https origin: the certificate is checked against the host name, and the
   }
 });
 
+test('a reply that ends its connection frees the pool place at once, even when the server leaves the socket open', async () => {
+  // A raw server that says Connection: close and then keeps the socket open: the pool must not wait for it.
+  let accepted = 0;
+  const raw = net.createServer((socket) => {
+    accepted++;
+    socket.on('data', () => socket.write('HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok'));
+  });
+  raw.listen(0, '127.0.0.1');
+  await once(raw, 'listening');
+  const pool = new UpstreamPool(new URL(`http://127.0.0.1:${(raw.address() as net.AddressInfo).port}`), { connections: 1, connectTimeout: 1000 });
+  try {
+    let guard: NodeJS.Timeout | undefined;
+    const stuck = new Promise<string>((resolve) => (guard = setTimeout(() => resolve('still waiting for a free connection'), 3000)));
+    const calls = (async () => {
+      const out: string[] = [];
+      for (let i = 0; i < 3; i++) out.push(await readUpstreamText((await pool.request({ path: '/', method: 'GET' })).body, 10));
+      return out.join(',');
+    })();
+    assert.is(await Promise.race([calls, stuck]), 'ok,ok,ok');
+    clearTimeout(guard);
+    assert.is(accepted, 3, 'one connection a call');
+  } finally {
+    await pool.destroy();
+    await new Promise((done) => raw.close(done));
+  }
+});
+
 test.run();
