@@ -30,6 +30,16 @@ export interface ConnectionOwner {
 
 const abortOnce = { once: true } as const;
 
+/** The error a call ends with when its signal aborts, shaped as undici's and fetch's. */
+export function abortError(signal: AbortSignal): Error {
+  return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
+}
+
+/** The error a call ends with when its pool was closed under it. */
+export function poolClosedError(): Error {
+  return Object.assign(new Error('upstream pool closed'), { code: 'UPSTREAM_CLOSED' });
+}
+
 /** A response body: the reply's bytes as a stream; destroying it before its end drops the connection. */
 export class UpstreamBody extends Readable {
   constructor(private readonly conn: Connection) {
@@ -194,8 +204,7 @@ export class Connection implements ResponseSink {
   private readonly onAbort = (): void => {
     const signal = this.call?.signal;
     if (!signal) return;
-    this.fail(Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' }));
-    this.socket.destroy();
+    this.fail(abortError(signal));
   };
 
   /** Ends the call with an error: before the head the request rejects, after it the body fails. */

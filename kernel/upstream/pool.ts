@@ -2,7 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import net from 'node:net';
 import type { Readable } from 'node:stream';
 import tls from 'node:tls';
-import { Connection, type Call, type ConnectionOwner, type UpstreamBody } from './connection.js';
+import { abortError, Connection, poolClosedError, type Call, type ConnectionOwner, type UpstreamBody } from './connection.js';
+import { httpToken } from './response-parser.js';
 
 /**
  * A provider's keep-alive connections, speaking HTTP/1.1 itself (connection.ts, response-parser.ts)
@@ -48,7 +49,6 @@ export const CONNECT_TIMEOUT = 'UPSTREAM_CONNECT_TIMEOUT';
 /** A header value or path that would split the request (CR, LF, NUL), as node:http refuses them. */
 const unsafeValue = /[\r\n\0]/;
 const unsafePath = /[\s\0]/;
-const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * @example
@@ -83,17 +83,16 @@ export class UpstreamPool implements ConnectionOwner {
 
   /** Sends one request; resolves with the response once its headers arrived (the body is the caller's to read). */
   request(req: UpstreamRequest): Promise<UpstreamResponse> {
-    if (this.closed) return Promise.reject(Object.assign(new Error('upstream pool closed'), { code: 'UPSTREAM_CLOSED' }));
+    if (this.closed) return Promise.reject(poolClosedError());
     if (req.signal?.aborted) return Promise.reject(req.signal.reason);
-    let head: { text: string; chunked: boolean };
-    try {
-      head = this.head(req);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    this.inFlight++;
     return new Promise<UpstreamResponse>((resolve, reject) => {
-      const call: Call = { head: head.text, body: req.body, chunked: head.chunked, signal: req.signal, resolve, reject };
+      const call: Call = { head: '', body: req.body, chunked: false, signal: req.signal, resolve, reject };
+      try {
+        this.writeHead(req, call);
+      } catch (err) {
+        return reject(err);
+      }
+      this.inFlight++;
       let conn = this.idle.pop();
       while (conn && this.stale(conn)) {
         conn.socket.destroy();
@@ -106,10 +105,10 @@ export class UpstreamPool implements ConnectionOwner {
   }
 
   /**
-   * The request line and headers as one string, Host first. A whole body's Content-Length is set
+   * The call's request line and headers as one string, Host first. A whole body's Content-Length is set
    * here; a stream without one is sent chunked. Names and values are checked as node:http does.
    */
-  private head(req: UpstreamRequest): { text: string; chunked: boolean } {
+  private writeHead(req: UpstreamRequest, call: Call): void {
     if (unsafePath.test(req.path)) throw Object.assign(new TypeError('Request path contains unescaped characters'), { code: 'ERR_UNESCAPED_CHARACTERS' });
     let text = `${req.method} ${req.path} HTTP/1.1\r\n${this.hostLine}`;
     let length = false;
@@ -120,21 +119,20 @@ export class UpstreamPool implements ConnectionOwner {
         const lower = name.toLowerCase();
         if (lower === 'host' || lower === 'transfer-encoding' || lower === 'connection') continue;
         if (lower === 'content-length') length = true;
-        if (!headerName.test(name)) throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
+        if (!httpToken.test(name)) throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
         if (unsafeValue.test(value)) throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]`), { code: 'ERR_INVALID_CHAR' });
         text += `${name}: ${value}\r\n`;
       }
     }
     const body = req.body;
-    let chunked = false;
     if (!length && body !== undefined) {
       if (typeof body === 'string' || Buffer.isBuffer(body)) text += `content-length: ${Buffer.byteLength(body)}\r\n`;
       else {
         text += 'transfer-encoding: chunked\r\n';
-        chunked = true;
+        call.chunked = true;
       }
     }
-    return { text: `${text}\r\n`, chunked };
+    call.head = `${text}\r\n`;
   }
 
   /** A new connection; a call written to it waits in the socket until it is connected. */
@@ -164,7 +162,7 @@ export class UpstreamPool implements ConnectionOwner {
       if (at < 0) return;
       this.waiting.splice(at, 1);
       this.settled();
-      call.reject(Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' }));
+      call.reject(abortError(signal));
     };
     signal.addEventListener('abort', onAbort, { once: true });
     // Once it has a connection the connection follows the signal; this listener goes.
@@ -237,7 +235,7 @@ export class UpstreamPool implements ConnectionOwner {
     this.closed = true;
     for (const call of this.waiting.splice(0)) {
       this.settled();
-      call.reject(Object.assign(new Error('upstream pool closed'), { code: 'UPSTREAM_CLOSED' }));
+      call.reject(poolClosedError());
     }
     this.destroyAll();
   }

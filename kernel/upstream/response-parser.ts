@@ -24,8 +24,10 @@ type State = 'idle' | 'head' | 'fixed' | 'size' | 'chunk' | 'chunk-end' | 'trail
 
 /** Headers whose repeats node:http drops (the first wins); other repeats are joined with ', '. */
 const firstWins = new Set(['age', 'authorization', 'content-length', 'content-type', 'etag', 'expires', 'from', 'host', 'if-modified-since', 'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after', 'server', 'user-agent']);
-const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const statusLine = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: |$)/;
+
+/** A header name or token as RFC 9110 defines it (the reply's names here, the request's in the pool). */
+export const httpToken = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** A reply that is not HTTP/1.1: its `code` names the fault as llhttp's do (transportFailureOf: 'reset'). */
 export function parseError(code: string, message: string): Error & { code: string } {
@@ -165,7 +167,7 @@ export class ResponseParser {
       const colon = line.indexOf(':');
       const name = colon > 0 ? line.slice(0, colon) : '';
       // No obsolete line folding (a line starting with whitespace), as llhttp refuses it.
-      if (!token.test(name)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'invalid header line');
+      if (!httpToken.test(name)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'invalid header line');
       const key = name.toLowerCase();
       const value = line.slice(colon + 1).trim();
       const seen = headers[key];

@@ -10,6 +10,16 @@ import type { ErrorFixture, RecordedRequest } from './mock-upstream.js';
  * and speak their vendor's wire format.
  */
 
+/** Closes a connection mid-response once what was written has left (a plain destroy could drop it). */
+export function dropResponse(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  // A ServerResponse's writes of this turn wait in the socket, corked until the next tick; on
+  // Node 24.22.3 an end() in the same turn dropped them: the end waits for the cork to lift.
+  setImmediate(() => socket.end(() => socket.destroy()));
+  setTimeout(() => socket.destroy(), 200).unref();
+}
+
 export const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /** A vendor's recorded fixture file (source folder, from dist/test/support/). */
@@ -130,17 +140,7 @@ export abstract class MockServer<B extends BaseBehaviour, R extends string> {
   protected cut(res: ServerResponse, text: string): void {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.write(text.slice(0, Math.floor(text.length / 2)));
-    this.drop(res);
-  }
-
-  /** Closes the connection mid-response once what was written has left. */
-  protected drop(res: ServerResponse): void {
-    const socket = res.socket;
-    if (!socket) return;
-    // A ServerResponse's writes of this turn wait in the socket, corked until the next tick; on
-    // Node 24.22.3 an end() in the same turn dropped them: the end waits for the cork to lift.
-    setImmediate(() => socket.end(() => socket.destroy()));
-    setTimeout(() => socket.destroy(), 200).unref();
+    dropResponse(res);
   }
 
   /** Writes SSE frames with an optional gap, stopping (and cutting) after `breakAfter` of the counted ones. */
@@ -150,14 +150,14 @@ export abstract class MockServer<B extends BaseBehaviour, R extends string> {
     let counted = 0;
     for (const f of frames) {
       if (f.counted) {
-        if (breakAfter !== undefined && counted >= breakAfter) return this.drop(res);
+        if (breakAfter !== undefined && counted >= breakAfter) return dropResponse(res);
         if (counted > 0 && gapMs) await sleep(gapMs);
         counted++;
       }
       if (res.destroyed) return;
       res.write(f.wire);
     }
-    if (breakAfter !== undefined) return this.drop(res);
+    if (breakAfter !== undefined) return dropResponse(res);
     res.end();
   }
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { dropResponse } from './mock-server.js';
 import { readFileSync } from 'node:fs';
 import type { ToolCall } from '../../kernel/index.js';
 
@@ -213,14 +214,14 @@ export class MockUpstream {
     const write = (o: unknown) => res.write(`data: ${JSON.stringify(o)}\n\n`);
     if (b.firstChunkDelayMs) await sleep(b.firstChunkDelayMs);
     for (let i = 0; i < frames.length; i++) {
-      if (b.breakAfter !== undefined && i >= b.breakAfter) return this.drop(res);
+      if (b.breakAfter !== undefined && i >= b.breakAfter) return dropResponse(res);
       if (b.stallAfter !== undefined && i >= b.stallAfter) return; // silent, connection open
       if (i === b.malformedAfter) for (let k = 0; k < (b.malformedCount ?? 1); k++) res.write('data: {"id":"chatcmpl-broken","choices":[{"delta":{"content":"trunc\n\n');
       if (i > 0 && b.gapMs && i < pieces.length) await sleep(b.gapMs);
       if (res.destroyed) return;
       write(frames[i]);
     }
-    if (b.breakAfter !== undefined) return this.drop(res); // all chunks, then EOF without [DONE]
+    if (b.breakAfter !== undefined) return dropResponse(res); // all chunks, then EOF without [DONE]
     if (request.stream_options?.include_usage) write({ ...head, object: 'chat.completion.chunk', choices: [], usage });
     if (b.noDone) return void res.end();
     res.end('data: [DONE]\n\n');
@@ -242,16 +243,7 @@ export class MockUpstream {
   private cut(res: ServerResponse, text: string): void {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.write(text.slice(0, Math.floor(text.length / 2)));
-    this.drop(res);
+    dropResponse(res);
   }
 
-  /** Closes the connection mid-response once what was written has left (a plain destroy could drop it). */
-  private drop(res: ServerResponse): void {
-    const socket = res.socket;
-    if (!socket) return;
-    // A ServerResponse's writes of this turn wait in the socket, corked until the next tick; on
-    // Node 24.22.3 an end() in the same turn dropped them: the end waits for the cork to lift.
-    setImmediate(() => socket.end(() => socket.destroy()));
-    setTimeout(() => socket.destroy(), 200).unref();
-  }
 }
