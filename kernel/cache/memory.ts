@@ -23,9 +23,9 @@ export class MemoryCache implements CachePort {
 
   async ping(): Promise<void> {}
 
-  private live(key: string): Entry | undefined {
+  private live(key: string, now = this.now()): Entry | undefined {
     const e = this.data.get(key);
-    if (e && e.expiresAt !== 0 && e.expiresAt <= this.now()) {
+    if (e && e.expiresAt !== 0 && e.expiresAt <= now) {
       this.data.delete(key);
       return undefined;
     }
@@ -33,31 +33,30 @@ export class MemoryCache implements CachePort {
   }
 
   /** Drops expired keys now and then so windows that are never read again do not pile up. */
-  private sweep(): void {
-    const now = this.now();
+  private sweep(now = this.now()): void {
     if (now < this.sweepAt) return;
     this.sweepAt = now + 10_000;
     for (const [k, e] of this.data) if (e.expiresAt !== 0 && e.expiresAt <= now) this.data.delete(k);
   }
 
-  private write(key: string, value: string | number, ttlMs?: number): void {
-    this.data.set(key, { value, expiresAt: ttlMs && ttlMs > 0 ? this.now() + ttlMs : 0 });
+  private write(key: string, value: string | number, ttlMs?: number, now = this.now()): void {
+    this.data.set(key, { value, expiresAt: ttlMs && ttlMs > 0 ? now + ttlMs : 0 });
   }
 
-  private num(key: string, seed?: number, ttlMs?: number): number {
-    const e = this.live(key);
+  private num(key: string, seed: number | undefined, ttlMs: number | undefined, now: number): number {
+    const e = this.live(key, now);
     if (e) return typeof e.value === 'number' ? e.value : Number(e.value);
-    if (seed !== undefined) this.write(key, seed, ttlMs);
+    if (seed !== undefined) this.write(key, seed, ttlMs, now);
     return seed ?? 0;
   }
 
-  private add(key: string, delta: number, ttlMs?: number): number {
-    const e = this.live(key);
+  private add(key: string, delta: number, ttlMs?: number, now = this.now()): number {
+    const e = this.live(key, now);
     if (e) {
       e.value = (typeof e.value === 'number' ? e.value : Number(e.value)) + delta;
       return e.value;
     }
-    this.write(key, delta, ttlMs);
+    this.write(key, delta, ttlMs, now);
     return delta;
   }
 
@@ -97,23 +96,38 @@ export class MemoryCache implements CachePort {
   }
 
   /** Refuses (changing nothing) when a `mustExist` line without a seed has no counter. */
-  private present(lines: Array<Pick<ReserveLine, 'key' | 'seed' | 'mustExist'>>): void {
-    const missing = lines.flatMap((l, i) => (l.mustExist && l.seed === undefined && !this.live(l.key) ? [i] : []));
-    if (missing.length > 0) throw new CountersMissing(missing);
+  /**
+   * Refuses (changing nothing) when a `mustExist` line without a seed has no counter. Loops, one
+   * clock read, no array unless one is missing: a hold and its settle call this on every request.
+   */
+  private present(lines: Array<Pick<ReserveLine, 'key' | 'seed' | 'mustExist'>>, now: number): void {
+    let missing: number[] | undefined;
+    for (let i = 0; i < lines.length; i++) {
+      const l = lines[i]!;
+      if (l.mustExist && l.seed === undefined && !this.live(l.key, now)) (missing ??= []).push(i);
+    }
+    if (missing) throw new CountersMissing(missing);
   }
 
   async reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult> {
-    this.sweep();
+    const now = this.now();
+    this.sweep(now);
     if (track?.replaces !== undefined && !this.sets.get(track.key)?.has(track.replaces)) return { ok: false, index: -1, current: 0, ttlMs: -2, gone: true };
-    this.present(lines);
-    const current = lines.map((l) => this.num(l.key, l.seed, l.ttlMs));
+    this.present(lines, now);
+    // Every line is read (and seeded) before any limit is judged, as one script on Redis does.
+    let refused = -1;
+    let current = 0;
     for (let i = 0; i < lines.length; i++) {
       const l = lines[i]!;
-      if (l.limit !== null && current[i]! + l.amount > l.limit) {
-        return { ok: false, index: i, current: current[i]!, ttlMs: await this.ttl(l.key) };
+      const value = this.num(l.key, l.seed, l.ttlMs, now);
+      if (refused < 0 && l.limit !== null && value + l.amount > l.limit) {
+        refused = i;
+        current = value;
       }
     }
-    const values = lines.map((l) => this.add(l.key, l.amount, l.ttlMs));
+    if (refused >= 0) return { ok: false, index: refused, current, ttlMs: await this.ttl(lines[refused]!.key) };
+    const values = new Array<number>(lines.length);
+    for (let i = 0; i < lines.length; i++) values[i] = this.add(lines[i]!.key, lines[i]!.amount, lines[i]!.ttlMs, now);
     if (track?.replaces !== undefined) this.zset(track.key).delete(track.replaces);
     if (track) this.zset(track.key).set(track.member, track.score);
     return { ok: true, values };
@@ -121,11 +135,14 @@ export class MemoryCache implements CachePort {
 
   async adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
     if (untrack?.required && !this.sets.get(untrack.key)?.has(untrack.member)) return [];
-    this.present(lines);
-    const values = lines.map((l) => {
-      this.num(l.key, l.seed, l.ttlMs);
-      return this.add(l.key, l.delta, l.ttlMs);
-    });
+    const now = this.now();
+    this.present(lines, now);
+    const values = new Array<number>(lines.length);
+    for (let i = 0; i < lines.length; i++) {
+      const l = lines[i]!;
+      this.num(l.key, l.seed, l.ttlMs, now);
+      values[i] = this.add(l.key, l.delta, l.ttlMs, now);
+    }
     if (untrack) this.sets.get(untrack.key)?.delete(untrack.member);
     return values;
   }

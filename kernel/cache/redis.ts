@@ -41,8 +41,8 @@ interface QueuedCall {
 }
 
 type Scripted = RedisClient & {
-  svcApply(numKeys: number, ...args: (string | number)[]): Promise<number[]>;
-  svcApplyEach(numKeys: number, ...args: (string | number)[]): Promise<number[][]>;
+  svcApply(numKeys: number, keys: string[], argv: (string | number)[]): Promise<number[]>;
+  svcApplyEach(numKeys: number, keys: string[], argv: (string | number)[]): Promise<number[][]>;
 };
 
 /** Redis wants whole milliseconds; 0 or absent means no expiry (as in the memory cache). */
@@ -55,6 +55,12 @@ const scoreBound = (score: number): string => (Number.isFinite(score) ? String(s
 function integer(n: number, what: string): number {
   if (!Number.isSafeInteger(n)) throw new TypeError(`cache: ${what} must be a safe integer, got ${n}`);
   return n;
+}
+
+/** Hands a call its reply from APPLY or APPLY_EACH; code 5 is the script's own error for that call. */
+function answer(call: QueuedCall, reply: number[]): void {
+  if (reply[0] === 5) call.fail(new Error(`cache: ${String(reply[1])}`));
+  else call.done(reply);
 }
 
 /**
@@ -200,15 +206,13 @@ export class RedisCache implements CachePort {
   private readonly sendQueued = (): void => {
     const all = this.queued;
     this.queued = [];
+    // One call (every request at low concurrency): its own script run, no list of replies.
+    if (all.length === 1) return this.sendOne(all[0]!);
     for (let at = 0; at < all.length; at += maxCallsPerRun) {
       const calls = at === 0 && all.length <= maxCallsPerRun ? all : all.slice(at, at + maxCallsPerRun);
-      this.send(calls).then(
+      this.sendEach(calls).then(
         (replies) => {
-          for (let i = 0; i < calls.length; i++) {
-            const reply = replies[i]!;
-            if (reply[0] === 5) calls[i]!.fail(new Error(`cache: ${String(reply[1])}`));
-            else calls[i]!.done(reply);
-          }
+          for (let i = 0; i < calls.length; i++) answer(calls[i]!, replies[i]!);
         },
         (err: unknown) => {
           for (const c of calls) c.fail(err);
@@ -217,18 +221,28 @@ export class RedisCache implements CachePort {
     }
   };
 
-  private send(calls: QueuedCall[]): Promise<number[][]> {
-    if (calls.length === 1) {
-      const { keys, argv } = calls[0]!;
-      return this.run((r) => r.svcApply(keys.length, ...keys, ...argv)).then((reply) => [reply]);
-    }
+  /**
+   * Keys and arguments go to ioredis as two arrays (it flattens one level), not spread into a
+   * call; a ready client is called at once, without `run`'s await.
+   */
+  private sendOne(call: QueuedCall): void {
+    const r = this.redis;
+    const sent = r.status === 'ready' ? r.svcApply(call.keys.length, call.keys, call.argv) : this.run((c) => c.svcApply(call.keys.length, call.keys, call.argv));
+    sent.then(
+      (reply) => answer(call, reply),
+      (err: unknown) => call.fail(err),
+    );
+  }
+
+  private sendEach(calls: QueuedCall[]): Promise<number[][]> {
     const keys: string[] = [];
     const argv: (string | number)[] = [calls.length];
     for (const c of calls) {
       for (const k of c.keys) keys.push(k);
       for (const a of c.argv) argv.push(a);
     }
-    return this.run((r) => r.svcApplyEach(keys.length, ...keys, ...argv));
+    const r = this.redis;
+    return r.status === 'ready' ? r.svcApplyEach(keys.length, keys, argv) : this.run((c) => c.svcApplyEach(keys.length, keys, argv));
   }
 
   /**

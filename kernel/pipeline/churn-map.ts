@@ -1,10 +1,24 @@
 /** A slot whose entry was deleted (probing goes on past it; a new entry may reuse it). */
 const REMOVED = Symbol('removed');
 
-/** FNV-1a over the key's UTF-16 code units: keys here are ids and short records. */
+/** Code units of a long key that its hash reads at each end. */
+const HASHED_END = 32;
+
+/**
+ * FNV-1a over the key's UTF-16 code units: all of a short key; of a longer one (a hold record is
+ * some 300 characters) its length and the first and last HASHED_END, where its id and time are.
+ * Keys alike in both ends only share a probe chain; equality is still decided on the whole key.
+ */
 function hashOf(key: string): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  const n = key.length;
+  if (n <= 2 * HASHED_END) {
+    for (let i = 0; i < n; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    return h >>> 0;
+  }
+  h = Math.imul(h ^ n, 0x01000193);
+  for (let i = 0; i < HASHED_END; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  for (let i = n - HASHED_END; i < n; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return h >>> 0;
 }
 

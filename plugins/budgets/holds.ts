@@ -16,7 +16,7 @@ import type { BudgetsConfig } from './config.js';
 import { holdChain } from './choose.js';
 import { holdMicroUsd } from './hold-amount.js';
 import { inputTokenBound } from './input-bound.js';
-import { capLines, encodeTrack, holdsSet, type CapLine, type TrackedHold } from './reservation.js';
+import { capLines, encodeTrack, heldTotals, holdsSet, type TrackedHold } from './reservation.js';
 import type { Snapshot } from './snapshot.js';
 import type { Totals } from './totals.js';
 import type { CounterSeeds } from './seeds.js';
@@ -38,8 +38,8 @@ export interface HoldDeps {
   config: BudgetsConfig;
 }
 
-function tracked(rc: RequestContext, p: Principal, model: CatalogModel, amount: number, lines: CapLine[], t: number): TrackedHold {
-  const k = lines.map((l): [string, CapLine['cap']['period']] => [l.total, l.cap.period]);
+/** `k` is the day's shared list of the totals reserved on (heldTotals), in the order of the hold's lines. */
+function tracked(rc: RequestContext, p: Principal, model: CatalogModel, amount: number, k: TrackedHold['k'], t: number): TrackedHold {
   return { i: orderedUuid(t), a: amount, k, r: rc.id, w: p.workspaceId, p: p.personId, y: p.keyId, m: model.name, t };
 }
 
@@ -71,7 +71,7 @@ export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void |
     const lines = amount > 0 ? capLines(caps, amount, now, graceMs) : [];
     // A counter that already refused a smaller or equal amount would refuse this one too.
     if (rooms && lines.some((l) => (rooms!.get(l.line.key) ?? Infinity) < amount)) continue;
-    const hold = amount > 0 ? tracked(rc, principal, model, amount, lines, now) : undefined;
+    const hold = amount > 0 ? tracked(rc, principal, model, amount, heldTotals(caps, now), now) : undefined;
     const all: ReserveLine[] = [];
     for (const p of pending) all.push(p.line);
     for (const l of lines) all.push(l.line);

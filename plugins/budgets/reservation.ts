@@ -21,21 +21,47 @@ export interface CapLine {
  * The lines that reserve `amount` against every cap: the counter may grow up to the cap's amount.
  * A counter the cache does not have is reported, not started from zero (`mustExist`): its seed is
  * read fresh (seeds.ts). Caps sharing a counter (same scope and period) keep the lowest amount, so
- * one counter is never added to twice.
+ * one counter is never added to twice. Fresh line objects every call (a seed may be set on them).
  */
 export function capLines(caps: Cap[], amount: number, t: number, graceMs: number): CapLine[] {
-  const byKey = new Map<string, CapLine>();
-  for (const cap of caps) {
-    const { total, counter, end } = periodOf(cap, t);
-    const seen = byKey.get(total);
-    if (seen && seen.line.limit! <= cap.amountMicroUsd) continue;
-    byKey.set(total, {
-      cap,
-      total,
-      line: { key: counter, amount, limit: cap.amountMicroUsd, ttlMs: end === null ? undefined : end - t + graceMs, mustExist: true },
-    });
+  const picks = capPlan(caps, t).picks;
+  const lines = new Array<CapLine>(picks.length);
+  for (let i = 0; i < picks.length; i++) {
+    const { cap, total, counter, end } = picks[i]!;
+    lines[i] = { cap, total, line: { key: counter, amount, limit: cap.amountMicroUsd, ttlMs: end === null ? undefined : end - t + graceMs, mustExist: true } };
   }
-  return [...byKey.values()];
+  return lines;
+}
+
+/** The running totals (with their period) that `capLines` at `t` reserves on, in its order: one shared array a day. */
+export function heldTotals(caps: Cap[], t: number): TrackedHold['k'] {
+  return capPlan(caps, t).held;
+}
+
+/**
+ * Which caps `capLines` reserves on and their counters, worked out once per applicable-caps list
+ * (applicableCaps keeps one per principal and snapshot) and UTC day, since only the amount and
+ * the expiry change from request to request.
+ */
+interface CapPick { cap: Cap; total: string; counter: string; end: number | null }
+interface CapPlan { day: number; picks: CapPick[]; held: TrackedHold['k'] }
+const capPlans = new WeakMap<Cap[], CapPlan>();
+function capPlan(caps: Cap[], t: number): CapPlan {
+  const day = Math.floor(t / 86_400_000);
+  let plan = capPlans.get(caps);
+  if (!plan || plan.day !== day) {
+    const byTotal = new Map<string, CapPick>();
+    for (const cap of caps) {
+      const { total, counter, end } = periodOf(cap, t);
+      const seen = byTotal.get(total);
+      if (seen && seen.cap.amountMicroUsd <= cap.amountMicroUsd) continue;
+      byTotal.set(total, { cap, total, counter, end });
+    }
+    const picks = [...byTotal.values()];
+    plan = { day, picks, held: picks.map((p) => [p.total, p.cap.period]) };
+    capPlans.set(caps, plan);
+  }
+  return plan;
 }
 
 /**
@@ -72,7 +98,16 @@ export interface TrackedHold {
   t: number;
 }
 
-export const encodeTrack = (h: TrackedHold): string => JSON.stringify(h);
+/** The JSON of each hold's totals list: most holds share a day's list (heldTotals), so it is written once. */
+const heldTexts = new WeakMap<TrackedHold['k'], string>();
+
+/** The hold as JSON, field by field in TrackedHold's order (JSON.stringify(h) gives the same text). */
+export function encodeTrack(h: TrackedHold): string {
+  let k = heldTexts.get(h.k);
+  if (k === undefined) heldTexts.set(h.k, (k = JSON.stringify(h.k)));
+  const str = JSON.stringify;
+  return `{"i":${str(h.i)},"a":${str(h.a)},"k":${k},"r":${str(h.r)},"w":${str(h.w)},"p":${str(h.p)},"y":${str(h.y)},"m":${str(h.m)},"t":${str(h.t)}}`;
+}
 
 /** Null for a member that is not ours (never throws on foreign data). */
 export function decodeTrack(member: string): TrackedHold | null {

@@ -69,7 +69,8 @@ export class Registry implements ProviderRegistry {
   }
 
   adapter(providerName: string, workspaceId?: string): ProviderAdapter {
-    const catalog = this.catalog();
+    // Once watched, the catalog is known: no container lookup on every request.
+    const catalog = this.subscribed ?? this.catalog();
     const own = workspaceId !== undefined && catalog?.hasWorkspaceKey(providerName, workspaceId) === true;
     const entry = own ? workspaceEntry(providerName, workspaceId) : providerName;
     const cached = this.adapters.get(entry);

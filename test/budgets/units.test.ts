@@ -8,7 +8,7 @@ import { periodKey, periodEnd, counterTtlMs } from '../../plugins/budgets/period
 import { holdMicroUsd, isFree } from '../../plugins/budgets/hold-amount.js';
 import { inputTokenBound, pdfPages, textTokenBound } from '../../plugins/budgets/input-bound.js';
 import { applicableCaps, chargedTotalKeys, indexCaps, type Cap } from '../../plugins/budgets/caps.js';
-import { capLines, counterKey, decodeTrack, encodeTrack, moveLines } from '../../plugins/budgets/reservation.js';
+import { capLines, counterKey, decodeTrack, encodeTrack, heldTotals, moveLines } from '../../plugins/budgets/reservation.js';
 import { crossed, signature } from '../../plugins/budgets/alerts.js';
 import { rateLine, retryAfter, rateLimited } from '../../plugins/rate-limit/window.js';
 
@@ -104,6 +104,21 @@ test('caps: the scopes of a request, counters seeded from known totals, one line
   assert.is(dup.length, 1);
   assert.is(dup[0]!.line.limit, 5);
   assert.is(chargedTotalKeys({ workspaceId: 'w1', personId: 'p1', keyId: 'k1' }, t).length, 16);
+  // The hold's totals list follows the lines, and is one shared array for the day.
+  const held = heldTotals(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), t);
+  assert.equal(held, lines.map((l) => [l.total, l.cap.period]));
+  assert.is(heldTotals(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), t + 1000), held);
+  assert.is.not(heldTotals(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), t + 86_400_000), held, 'a new day, new period keys');
+  assert.is.not(capLines(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), 500, t, 1000)[0]!.line, lines[0]!.line, 'fresh line objects every call');
+});
+
+test('a hold record encodes as JSON.stringify would, and decodes back', () => {
+  const k: Array<[string, 'day' | 'month']> = [['key:k1:day:2026-11-28', 'day'], ['instance:*:month:2026-11', 'month']];
+  for (const y of ['k1', null]) {
+    const h = { i: '0193-id', a: 1234, k, r: 'req "quoted" \\ ü', w: 'w1', p: 'p1', y, m: 'openai:gpt-4o-mini', t: 1_764_000_000_123 };
+    assert.is(encodeTrack(h), JSON.stringify(h));
+    assert.equal(decodeTrack(encodeTrack(h)), h);
+  }
 });
 
 test('reservation: all or nothing, settle moves by charge − hold, a missing counter is reported and changes nothing', async () => {

@@ -71,4 +71,18 @@ test('agrees with a Map through a long random run of sets and deletes (probing, 
   assert.equal(m.pairs().sort(), [...ref].sort());
 });
 
+test('long keys that differ only in the middle (the part the hash skips) stay distinct entries', () => {
+  const m = new ChurnMap<number>();
+  const ends = 'x'.repeat(40);
+  const keys = Array.from({ length: 300 }, (_, i) => `${ends}${String(i).padStart(5, '0')}${ends}`);
+  keys.forEach((k, i) => m.set(k, i));
+  assert.is(m.size, 300);
+  keys.forEach((k, i) => assert.is(m.get(k), i));
+  // An equal key built afresh (another string object) finds its entry.
+  assert.is(m.get(`${ends}00042${ends}`), 42);
+  for (let i = 0; i < 300; i += 2) assert.ok(m.delete(keys[i]!));
+  keys.forEach((k, i) => assert.is(m.has(k), i % 2 === 1));
+  assert.is(m.size, 150);
+});
+
 test.run();
