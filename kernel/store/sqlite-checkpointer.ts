@@ -8,15 +8,17 @@ export interface CheckpointerSettings {
   quietMs: number;
   /** The WAL size that starts the thread (SQLite's own automatic checkpoint is at 1,000 pages, ~4 MiB). */
   startBytes: number;
+  /** WAL frames (a page each) past which the thread makes the writer start the WAL over (sqlite-checkpoint-worker.ts). */
+  restartFrames: number;
 }
 
-const defaults: CheckpointerSettings = { intervalMs: 1000, quietMs: 5000, startBytes: 4 * 1024 * 1024 };
+const defaults: CheckpointerSettings = { intervalMs: 1000, quietMs: 5000, startBytes: 4 * 1024 * 1024, restartFrames: 4096 };
 
 /**
  * Keeps the embedded database's WAL short: checkpoints run on a thread of their own
  * (sqlite-checkpoint-worker.ts), started once the WAL passes `startBytes` and ending after a quiet
  * spell, so a service that is idle or lightly used holds no thread (its isolate and malloc arena
- * stayed ~10 MB of RSS after it ended) and a busy one keeps its WAL near 4 MiB. Both connections
+ * stayed ~10 MB of RSS after it ended) and a busy one keeps its WAL under some 16 MiB. Both connections
  * of the event loop have automatic checkpoints off: one there stalls every request behind an
  * fsync. The last connection to close checkpoints what is left (SQLite does so on close).
  */
@@ -49,7 +51,7 @@ export class SqliteCheckpointer {
 
   private start(): void {
     const worker = new Worker(new URL('./sqlite-checkpoint-worker.js', import.meta.url), {
-      workerData: { file: this.file, intervalMs: this.s.intervalMs, quietMs: this.s.quietMs },
+      workerData: { file: this.file, intervalMs: this.s.intervalMs, quietMs: this.s.quietMs, restartFrames: this.s.restartFrames },
       // It keeps nothing: small heap bounds keep V8 from sizing its heap like the main thread's.
       resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
     });
