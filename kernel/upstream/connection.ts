@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import type { CallSignal } from './http.js';
 import { ResponseParser, type ResponseSink } from './response-parser.js';
 
 /**
@@ -15,7 +16,7 @@ export interface Call {
   body: string | Buffer | Readable | undefined;
   /** A stream body without a known length is sent with chunked transfer coding. */
   chunked: boolean;
-  signal: AbortSignal | undefined;
+  signal: CallSignal | undefined;
   resolve(res: { statusCode: number; headers: IncomingHttpHeaders; body: UpstreamBody }): void;
   reject(err: unknown): void;
 }
@@ -31,7 +32,7 @@ export interface ConnectionOwner {
 const abortOnce = { once: true } as const;
 
 /** The error a call ends with when its signal aborts, shaped as undici's and fetch's. */
-export function abortError(signal: AbortSignal): Error {
+export function abortError(signal: CallSignal): Error {
   return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
 }
 

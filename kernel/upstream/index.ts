@@ -1,4 +1,4 @@
-export { CallDeadline, readUpstreamText, upstreamEndpoint, closeUpstream, startedWithFirst, type UpstreamBody, type UpstreamEndpoint } from './http.js';
+export { CallDeadline, readUpstreamText, type CallSignal, upstreamEndpoint, closeUpstream, startedWithFirst, type UpstreamBody, type UpstreamEndpoint } from './http.js';
 export { UpstreamPool, CONNECT_TIMEOUT, type UpstreamResponse, type UpstreamRequest } from './pool.js';
 export { serverSentEvents, type ServerSentEvent } from './sse.js';
 export { jsonBody } from './json-body.js';

@@ -2,7 +2,7 @@ import { isGatewayError, type GatewayError } from '../errors/index.js';
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../contracts/chat.js';
 import type { ProviderCheckStatus } from '../contracts/catalog.js';
 import type { ProviderAdapter, ProviderSettings, UpstreamCall, UpstreamTimeouts } from '../contracts/provider.js';
-import { CallDeadline, closeUpstream, readUpstreamText, startedWithFirst, upstreamEndpoint, type UpstreamBody, type UpstreamEndpoint } from './http.js';
+import { CallDeadline, closeUpstream, type CallSignal, readUpstreamText, startedWithFirst, upstreamEndpoint, type UpstreamBody, type UpstreamEndpoint } from './http.js';
 import { streamInterrupted, transportFailureOf, upstreamUnavailable, type UpstreamErrorContext, type UpstreamFailure } from './failures.js';
 import { serverSentEvents } from './sse.js';
 import { jsonBody } from './json-body.js';
@@ -105,7 +105,7 @@ export class NativeAdapter implements ProviderAdapter {
     return upstreamModel === undefined ? { provider: s.name, secrets } : { provider: s.name, upstreamModel, secrets };
   }
 
-  private async send(req: WireRequest, method: 'GET' | 'POST', signal: AbortSignal) {
+  private async send(req: WireRequest, method: 'GET' | 'POST', signal: CallSignal) {
     const pool = this.endpoint.pool;
     if (!pool) throw new Error('invalid provider address');
     if (req.body === undefined) return pool.request({ path: `${this.endpoint.base}${req.path}`, method, headers: req.headers, signal });
@@ -116,7 +116,7 @@ export class NativeAdapter implements ProviderAdapter {
   }
 
   /** Sends the call; a refusal the wire marks as relaxable is sent once more in relaxed form. */
-  private async post(call: UpstreamCall, stream: boolean, signal: AbortSignal, ctx: UpstreamErrorContext) {
+  private async post(call: UpstreamCall, stream: boolean, signal: CallSignal, ctx: UpstreamErrorContext) {
     for (const relaxed of [false, true]) {
       const res = await this.send(this.wire.request(call, stream, relaxed), 'POST', signal);
       if (res.statusCode >= 200 && res.statusCode < 300) return res;

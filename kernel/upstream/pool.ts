@@ -3,6 +3,7 @@ import net from 'node:net';
 import type { Readable } from 'node:stream';
 import tls from 'node:tls';
 import { abortError, Connection, poolClosedError, type Call, type ConnectionOwner, type UpstreamBody } from './connection.js';
+import type { CallSignal } from './http.js';
 import { httpToken } from './response-parser.js';
 
 /**
@@ -26,7 +27,7 @@ export interface UpstreamRequest {
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string | Buffer | Readable;
-  signal?: AbortSignal;
+  signal?: CallSignal;
 }
 
 export interface UpstreamPoolOptions {

@@ -1,4 +1,4 @@
-import { closeUpstream, GatewayError, isGatewayError, jsonBody, malformedInARow, readUpstreamText, UpstreamPool, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter, type UpstreamBody, type UpstreamResponse } from '../../kernel/index.js';
+import { closeUpstream, GatewayError, isGatewayError, jsonBody, malformedInARow, readUpstreamText, UpstreamPool, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter, type UpstreamBody, type UpstreamResponse, type CallSignal } from '../../kernel/index.js';
 import type { ProviderCheckStatus, ProviderSettings, UpstreamCall, Usage } from '../../kernel/index.js';
 import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } from './transform.js';
 import { SseDecoder } from './sse.js';
@@ -69,7 +69,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     return this.settings.quirks?.error ? this.settings.quirks.error(status, headers, body, ctx) : fromVendorError(status, headers, body, ctx);
   }
 
-  private async post(value: unknown, stream: boolean, signal: AbortSignal): Promise<UpstreamResponse> {
+  private async post(value: unknown, stream: boolean, signal: CallSignal): Promise<UpstreamResponse> {
     if (!this.pool) throw new Error('invalid provider address');
     // A large body (attachments) is encoded a slice at a time, off the event loop's long turns.
     const { body, length } = await jsonBody(value);
