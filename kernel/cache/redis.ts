@@ -84,6 +84,7 @@ export class RedisCache implements CachePort {
   private readonly prefix: string;
   private lastError: Error | undefined;
   private closed = false;
+  private readonly counterKeys = new Map<string, string>();
   /** APPLY calls made this turn of the event loop, sent together (see `apply`). */
   private queued: QueuedCall[] = [];
 
@@ -135,6 +136,19 @@ export class RedisCache implements CachePort {
 
   private k(key: string): string {
     return this.prefix + key;
+  }
+
+  /**
+   * `k` kept for the counter keys of APPLY calls: the same few (a principal's caps, the
+   * rate-limit window, the holds set) come back on every request, and each call made them anew.
+   */
+  private counterKey(key: string): string {
+    let prefixed = this.counterKeys.get(key);
+    if (prefixed === undefined) {
+      if (this.counterKeys.size >= 10_000) this.counterKeys.clear();
+      this.counterKeys.set(key, (prefixed = this.prefix + key));
+    }
+    return prefixed;
   }
 
   async ping(): Promise<void> {
@@ -254,16 +268,16 @@ export class RedisCache implements CachePort {
   private callArgs(keys: string[], argv: (string | number)[], lines: ReserveLine[], set?: readonly [string, string, string, string, string]): void {
     let packed = String(lines.length);
     for (const l of lines) {
-      keys.push(this.k(l.key));
+      keys.push(this.counterKey(l.key));
       const seed = l.seed !== undefined ? integer(l.seed, 'seed') : l.mustExist ? 'must' : '';
       packed += `,${integer(l.amount, 'amount')},${l.limit === null ? '' : l.limit},${ms(l.ttlMs)},${seed}`;
     }
     if (set) {
-      keys.push(this.k(set[1]));
+      keys.push(this.counterKey(set[1]));
       argv.push(`${packed},${set[0]},${set[3]}`, set[2], set[4]);
     } else {
       // No set op: a key is still given so every call has n + 1 (never read; the prefix keeps it on a Cluster's slot).
-      keys.push(this.k('-'));
+      keys.push(this.counterKey('-'));
       argv.push(`${packed},,`, '', '');
     }
   }
