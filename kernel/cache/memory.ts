@@ -95,7 +95,6 @@ export class MemoryCache implements CachePort {
     return e.expiresAt === 0 ? -1 : e.expiresAt - this.now();
   }
 
-  /** Refuses (changing nothing) when a `mustExist` line without a seed has no counter. */
   /**
    * Refuses (changing nothing) when a `mustExist` line without a seed has no counter. Loops, one
    * clock read, no array unless one is missing: a hold and its settle call this on every request.
