@@ -84,7 +84,8 @@ export class RedisCache implements CachePort {
   private readonly prefix: string;
   private lastError: Error | undefined;
   private closed = false;
-  private readonly counterKeys = new Map<string, string>();
+  /** APPLY calls' keys with the prefix (applyKey), bounded. */
+  private readonly applyKeys = new Map<string, string>();
   /** APPLY calls made this turn of the event loop, sent together (see `apply`). */
   private queued: QueuedCall[] = [];
 
@@ -129,9 +130,15 @@ export class RedisCache implements CachePort {
     return wait;
   }
 
-  private async run<T>(fn: (r: Scripted) => Promise<T>): Promise<T> {
-    await this.up(this.redis);
-    return fn(this.redis);
+  /** Runs `fn` on the client: at once when it is ready (every call but those during a reconnect), else once `up` says so. */
+  private run<T>(fn: (r: Scripted) => Promise<T>): Promise<T> {
+    const r = this.redis;
+    if (r.status !== 'ready') return this.up(r).then(() => fn(r));
+    try {
+      return fn(r);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   private k(key: string): string {
@@ -139,14 +146,14 @@ export class RedisCache implements CachePort {
   }
 
   /**
-   * `k` kept for the counter keys of APPLY calls: the same few (a principal's caps, the
-   * rate-limit window, the holds set) come back on every request, and each call made them anew.
+   * `k` kept for the keys of APPLY calls: the same few (a principal's caps, the rate-limit
+   * window, the holds set) come back on every request, and each call made them anew.
    */
-  private counterKey(key: string): string {
-    let prefixed = this.counterKeys.get(key);
+  private applyKey(key: string): string {
+    let prefixed = this.applyKeys.get(key);
     if (prefixed === undefined) {
-      if (this.counterKeys.size >= 10_000) this.counterKeys.clear();
-      this.counterKeys.set(key, (prefixed = this.prefix + key));
+      if (this.applyKeys.size >= 10_000) this.applyKeys.clear();
+      this.applyKeys.set(key, (prefixed = this.prefix + key));
     }
     return prefixed;
   }
@@ -235,14 +242,9 @@ export class RedisCache implements CachePort {
     }
   };
 
-  /**
-   * Keys and arguments go to ioredis as two arrays (it flattens one level), not spread into a
-   * call; a ready client is called at once, without `run`'s await.
-   */
+  /** Keys and arguments go to ioredis as two arrays (it flattens one level), not spread into a call. */
   private sendOne(call: QueuedCall): void {
-    const r = this.redis;
-    const sent = r.status === 'ready' ? r.svcApply(call.keys.length, call.keys, call.argv) : this.run((c) => c.svcApply(call.keys.length, call.keys, call.argv));
-    sent.then(
+    this.run((r) => r.svcApply(call.keys.length, call.keys, call.argv)).then(
       (reply) => answer(call, reply),
       (err: unknown) => call.fail(err),
     );
@@ -255,8 +257,7 @@ export class RedisCache implements CachePort {
       for (const k of c.keys) keys.push(k);
       for (const a of c.argv) argv.push(a);
     }
-    const r = this.redis;
-    return r.status === 'ready' ? r.svcApplyEach(keys.length, keys, argv) : this.run((c) => c.svcApplyEach(keys.length, keys, argv));
+    return this.run((r) => r.svcApplyEach(keys.length, keys, argv));
   }
 
   /**
@@ -268,16 +269,16 @@ export class RedisCache implements CachePort {
   private callArgs(keys: string[], argv: (string | number)[], lines: ReserveLine[], set?: readonly [string, string, string, string, string]): void {
     let packed = String(lines.length);
     for (const l of lines) {
-      keys.push(this.counterKey(l.key));
+      keys.push(this.applyKey(l.key));
       const seed = l.seed !== undefined ? integer(l.seed, 'seed') : l.mustExist ? 'must' : '';
       packed += `,${integer(l.amount, 'amount')},${l.limit === null ? '' : l.limit},${ms(l.ttlMs)},${seed}`;
     }
     if (set) {
-      keys.push(this.counterKey(set[1]));
+      keys.push(this.applyKey(set[1]));
       argv.push(`${packed},${set[0]},${set[3]}`, set[2], set[4]);
     } else {
       // No set op: a key is still given so every call has n + 1 (never read; the prefix keeps it on a Cluster's slot).
-      keys.push(this.counterKey('-'));
+      keys.push(this.applyKey('-'));
       argv.push(`${packed},,`, '', '');
     }
   }
