@@ -31,16 +31,19 @@ const discardGraceMs = 10_000;
  * client then loses the answer it has not read yet. Nothing is buffered; a client still sending
  * after the grace is cut off. An answer that says `connection: close` closes at once.
  */
-function discardRest(req: IncomingMessage, res: ServerResponse): void {
-  res.once('finish', () => {
-    if (req.complete) return;
-    if (res.getHeader('connection') === 'close') return void req.socket.destroy();
-    const cut = setTimeout(() => req.socket.destroy(), discardGraceMs).unref();
-    const stop = (): void => clearTimeout(cut);
-    req.once('end', stop).once('close', stop);
-    req.resume();
-  });
+function discardRest(this: ServerResponse): void {
+  const req = this.req;
+  if (req.complete) return;
+  if (this.getHeader('connection') === 'close') return void req.socket.destroy();
+  const cut = setTimeout(() => req.socket.destroy(), discardGraceMs).unref();
+  const stop = (): void => clearTimeout(cut);
+  req.once('end', stop).once('close', stop);
+  req.resume();
 }
+
+/** Set on a response by `route`: its controller, aborted when the client leaves before the reply finished. */
+const clientGone = Symbol('svc.clientGone');
+type Watched = ServerResponse & { [clientGone]?: AbortController };
 
 /** Whether the path (before `?`) is valid percent-encoding of UTF-8, as tinyhttp decodes path parameters. */
 function decodablePath(url: string, q: number): boolean {
@@ -110,6 +113,14 @@ export class HttpFront {
     this.server.on('checkContinue', (req, res) => this.handle(req, res));
   }
 
+  /** A response's end: the client gone before it finished aborts its route's signal; the count in flight drops. */
+  private readonly responseClosed = ((front: HttpFront) =>
+    function (this: Watched): void {
+      if (!this.writableFinished) this[clientGone]?.abort();
+      front.inFlight--;
+      if (front.inFlight === 0) for (const wake of front.idleWaiters.splice(0)) wake();
+    })(this);
+
   get active(): number {
     return this.inFlight;
   }
@@ -128,11 +139,10 @@ export class HttpFront {
       return;
     }
     this.inFlight++;
-    discardRest(req, res);
-    res.once('close', () => {
-      this.inFlight--;
-      if (this.inFlight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
-    });
+    // Shared functions called with the response as `this`, on `on` (each fires once per
+    // response): `once` with closures allocated a wrapper and two closures per request.
+    res.on('finish', discardRest);
+    res.on('close', this.responseClosed);
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const exact = this.exact.get(`${req.method} ${q === -1 ? url : url.slice(0, q)}`);
@@ -155,9 +165,7 @@ export class HttpFront {
   route(method: HttpMethod, path: string, handler: RouteHandler): void {
     const run = async (req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<void> => {
       const controller = new AbortController();
-      res.once('close', () => {
-        if (!res.writableFinished) controller.abort();
-      });
+      (res as Watched)[clientGone] = controller;
       const rc = new HttpRouteContext(requestIdOf(req), req, res, params, controller.signal, this.bodies, this.proxies);
       try {
         await handler(rc);

@@ -127,9 +127,10 @@ export class Pipeline {
         return;
       }
     }
-    for (const step of afterCommit ?? []) {
+    // An index, not for-of: in an async function the iterator would be a heap object.
+    for (let i = 0; i < (afterCommit?.length ?? 0); i++) {
       try {
-        await step();
+        await afterCommit![i]!();
       } catch (err) {
         onError('kernel', err);
       }

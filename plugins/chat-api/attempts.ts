@@ -2,6 +2,7 @@ import {
   GatewayError,
   toGatewayError,
   type ProviderRegistry,
+  type CatalogModel,
   type RequestContext,
   type UpstreamCall,
 } from '../../kernel/index.js';
@@ -18,6 +19,14 @@ export interface AttemptEnv extends ReplyEnv {
 }
 
 
+/** The held model, then the other candidates in order, each only if it can give `maxTokens` (one array, no copies). */
+function candidateChain(first: CatalogModel, candidates: readonly CatalogModel[], maxTokens: number | undefined): CatalogModel[] {
+  const chain: CatalogModel[] = [];
+  if (maxTokens === undefined || maxTokens <= first.outputLimit) chain.push(first);
+  for (const m of candidates) if (m !== first && (maxTokens === undefined || maxTokens <= m.outputLimit)) chain.push(m);
+  return chain;
+}
+
 /**
  * The attempt loop of the dispatch phase (README "When the upstream fails"), for every selection:
  * each candidate in order (the held model, then the route's fallbacks the hold covers), each tried
@@ -31,7 +40,7 @@ export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: Abor
   const chat = state.chat!;
   const outcome = state.outcome!;
   const first = state.model ?? state.candidates[0]!;
-  const chain = [first, ...state.candidates.filter((m) => m !== first)].filter((m) => chat.maxTokens === undefined || chat.maxTokens <= m.outputLimit);
+  const chain = candidateChain(first, state.candidates, chat.maxTokens);
   outcome.attempts = [];
   const deadlineAt = ctx.startedAt + env.config.attemptsDeadlineMs;
   const inputTokens = env.counter.measure(chat, state.needs).lower;

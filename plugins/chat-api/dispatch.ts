@@ -18,7 +18,7 @@ export function blankOutcome(): import('../../kernel/index.js').Outcome {
 
 /**
  * The dispatch phase: the attempt loop (attempts.ts) under one abort signal that the client
- * leaving, the end of the shutdown grace, and a mid-request stop (`ctx.stopped`) all pull. Before
+ * leaving, the end of the shutdown grace, and a mid-request stop (`ctx.stop`) all pull. Before
  * the first chunk a stop answers with its reason and nothing more goes upstream; after it the
  * stream ends with a final error event carrying the reason's code (replies.ts).
  */
@@ -30,17 +30,16 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
     upstream.abort(new GatewayError('internal_error', 'The client closed the connection.'));
   };
   const onExpired = (): void => upstream.abort(new GatewayError('server_shutting_down', 'The service is restarting.'));
-  const onStopped = (): void => upstream.abort(ctx.stopped.reason);
   ctx.signal.addEventListener('abort', onClientGone, { once: true });
   const expirySlot = deps.lifecycle.expiry.add(onExpired);
-  ctx.stopped.addEventListener('abort', onStopped, { once: true });
+  ctx.onStop = (reason) => upstream.abort(reason);
   if (ctx.signal.aborted) onClientGone();
-  else if (ctx.stopped.aborted) onStopped();
+  else if (ctx.stopReason) upstream.abort(ctx.stopReason);
   else if (deps.lifecycle.expired.aborted) onExpired();
   try {
     await attempt(ctx, deps, upstream.signal);
   } catch (err) {
-    if (ctx.stopped.aborted && !ctx.res.headersSent) throw ctx.stopped.reason;
+    if (ctx.stopReason && !ctx.res.headersSent) throw ctx.stopReason;
     if (deps.lifecycle.expired.aborted && !ctx.res.headersSent && !ctx.signal.aborted) return refuseShuttingDown(ctx);
     throw err;
   } finally {
@@ -48,7 +47,7 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
     outcome.usage = sumUsage(outcome.modelCalls ?? []);
     ctx.signal.removeEventListener('abort', onClientGone);
     deps.lifecycle.expiry.remove(expirySlot, onExpired);
-    ctx.stopped.removeEventListener('abort', onStopped);
+    ctx.onStop = undefined;
   }
 }
 

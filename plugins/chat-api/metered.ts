@@ -83,49 +83,71 @@ const lengthChunk = (like: Like): ChatCompletionChunk => ({
  * whatever happens to the reply after it, the call is charged.
  */
 export function metered(ctx: RequestContext, env: ReplyEnv, base: ProviderAdapter, retry: boolean): ProviderAdapter {
-  const outcome = ctx.state.outcome!;
-  let firstIsRetry = retry;
-  const open = (call: UpstreamCall): AttemptRecord => {
-    const record: AttemptRecord = { model: call.model.name, provider: call.model.provider, start: performance.now() - ctx.startedAt, end: 0, outcome: 'ok', retry: firstIsRetry };
-    firstIsRetry = false;
+  return new MeteredAdapter(ctx, env, base, retry);
+}
+
+/** A class, not an object of closures: one object per attempt instead of seven functions and their context. */
+class MeteredAdapter implements ProviderAdapter {
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly env: ReplyEnv,
+    private readonly base: ProviderAdapter,
+    /** Whether the next call opened is a retry (only the attempt's first call can be). */
+    private firstIsRetry: boolean,
+  ) {}
+
+  async complete(call: UpstreamCall): Promise<ChatCompletion> {
+    const record = this.open(call);
+    try {
+      const reply = await this.base.complete(call);
+      if (reply.usage) overrun(this.ctx, this.env, call, reply.usage);
+      this.charge(call, reply.usage ?? producedUsage(this.env.counter, call.request, replyText(reply), call.request.maxTokens));
+      this.end(record, call);
+      return reply;
+    } catch (err) {
+      this.end(record, call, err);
+      throw err;
+    }
+  }
+
+  async stream(call: UpstreamCall): Promise<AsyncIterable<ChatCompletionChunk>> {
+    const record = this.open(call);
+    try {
+      return cutAtLimit(this.ctx, this.env, call, await this.base.stream(call), (usage, err) => {
+        this.charge(call, usage);
+        this.end(record, call, err);
+      });
+    } catch (err) {
+      this.end(record, call, err);
+      throw err;
+    }
+  }
+
+  check(signal: AbortSignal): ReturnType<ProviderAdapter['check']> {
+    return this.base.check(signal);
+  }
+
+  close(): Promise<void> {
+    return this.base.close();
+  }
+
+  private open(call: UpstreamCall): AttemptRecord {
+    const outcome = this.ctx.state.outcome!;
+    const record: AttemptRecord = { model: call.model.name, provider: call.model.provider, start: performance.now() - this.ctx.startedAt, end: 0, outcome: 'ok', retry: this.firstIsRetry };
+    this.firstIsRetry = false;
     (outcome.attempts ??= []).push(record);
     outcome.sent = true;
     return record;
-  };
-  const close = (record: AttemptRecord, call: UpstreamCall, err?: unknown): void => {
-    record.end = performance.now() - ctx.startedAt;
+  }
+
+  private end(record: AttemptRecord, call: UpstreamCall, err?: unknown): void {
+    record.end = performance.now() - this.ctx.startedAt;
     if (err !== undefined) record.outcome = call.signal.aborted ? 'aborted' : toGatewayError(err).code;
-  };
-  const charge = (call: UpstreamCall, usage: Usage): void => void (outcome.modelCalls ??= []).push({ model: call.model, usage });
-  return {
-    complete: async (call) => {
-      const record = open(call);
-      try {
-        const reply = await base.complete(call);
-        if (reply.usage) overrun(ctx, env, call, reply.usage);
-        charge(call, reply.usage ?? producedUsage(env.counter, call.request, replyText(reply), call.request.maxTokens));
-        close(record, call);
-        return reply;
-      } catch (err) {
-        close(record, call, err);
-        throw err;
-      }
-    },
-    stream: async (call) => {
-      const record = open(call);
-      try {
-        return cutAtLimit(ctx, env, call, await base.stream(call), (usage, err) => {
-          charge(call, usage);
-          close(record, call, err);
-        });
-      } catch (err) {
-        close(record, call, err);
-        throw err;
-      }
-    },
-    check: (signal) => base.check(signal),
-    close: () => base.close(),
-  };
+  }
+
+  private charge(call: UpstreamCall, usage: Usage): void {
+    (this.ctx.state.outcome!.modelCalls ??= []).push({ model: call.model, usage });
+  }
 }
 
 /**

@@ -73,12 +73,12 @@ export async function streamReply(ctx: RequestContext, adapter: ProviderAdapter,
     }
     writer.done();
   } catch (err) {
-    const g = ctx.stopped.aborted
-      ? toGatewayError(ctx.stopped.reason)
+    const g = ctx.stopReason
+      ? ctx.stopReason
       : env.lifecycle.expired.aborted
         ? new GatewayError('server_shutting_down', 'The service is restarting; the reply was cut short. Retry the request.')
         : toGatewayError(err);
-    if (!outcome.clientClosed || ctx.stopped.aborted) {
+    if (!outcome.clientClosed || ctx.stopReason) {
       outcome.errorCode = g.code;
       writer.error(g);
       if (g.code === 'stream_interrupted') {

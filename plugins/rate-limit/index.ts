@@ -1,5 +1,5 @@
 import { CacheToken, definePlugin, GatewayError, Type, type CachePort, type Compensation, type RequestContext } from '../../kernel/index.js';
-import { rateLimited, rateLine, retryAfter, type Allowance } from './window.js';
+import { rateLimited, rateLine, retryAfter, windowEndOf, type Allowance } from './window.js';
 
 const owner = 'rate-limit';
 
@@ -47,11 +47,11 @@ export default definePlugin({
     ctx.hook('admit', (rc) => {
       const person = rc.state.principal?.personId;
       if (!person) return;
-      const { windowEnd, ...line } = rateLine(person, allowance, Date.now());
+      const now = Date.now();
       (rc.state.reservations ??= []).push({
         owner,
-        line,
-        refusal: (_current, ttlMs) => rateLimited(retryAfter(ttlMs, windowEnd, Date.now()), allowance),
+        line: rateLine(person, allowance, now),
+        refusal: (_current, ttlMs) => rateLimited(retryAfter(ttlMs, windowEndOf(now, allowance), Date.now()), allowance),
       });
     });
     ctx.hook('hold', (rc) => reservePending(rc, cache));

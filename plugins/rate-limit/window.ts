@@ -13,10 +13,14 @@ export interface Allowance {
  * @example
  * rateLine('p1', { requests: 60, windowMs: 60_000 }, Date.now()) // { key: 'rl:p1:29000000', amount: 1, limit: 60, ttlMs: … }
  */
-export function rateLine(personId: string, allowance: Allowance, now: number): PendingReservation['line'] & { windowEnd: number } {
+export function rateLine(personId: string, allowance: Allowance, now: number): PendingReservation['line'] {
   const index = Math.floor(now / allowance.windowMs);
-  const windowEnd = (index + 1) * allowance.windowMs;
-  return { key: `rl:${personId}:${index}`, amount: 1, limit: allowance.requests, ttlMs: Math.max(1, windowEnd - now), windowEnd };
+  return { key: `rl:${personId}:${index}`, amount: 1, limit: allowance.requests, ttlMs: Math.max(1, windowEndOf(now, allowance) - now) };
+}
+
+/** When the window holding `now` ends (ms since the epoch). */
+export function windowEndOf(now: number, allowance: Allowance): number {
+  return (Math.floor(now / allowance.windowMs) + 1) * allowance.windowMs;
 }
 
 /**

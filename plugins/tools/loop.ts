@@ -47,7 +47,7 @@ export class ServerToolLoop implements ToolLoop {
   }
 
   private checkStopped(signal: AbortSignal): void {
-    if (this.ctx.stopped.aborted) throw this.ctx.stopped.reason;
+    if (this.ctx.stopReason) throw this.ctx.stopReason;
     if (signal.aborted) throw signal.reason;
   }
 

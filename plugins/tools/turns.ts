@@ -74,7 +74,7 @@ export class Turns {
     const first = once(ready);
     for (let i = 0; i < calls.length; i++) {
       const call = calls[i]!;
-      if (this.ctx.stopped.aborted) throw this.ctx.stopped.reason;
+      if (this.ctx.stopReason) throw this.ctx.stopReason;
       const memo = `${call.function.name}\u0000${call.function.arguments}`;
       let text = this.done.get(memo);
       if (text === undefined) {

@@ -1,4 +1,4 @@
-import { randomId, requestChargeMicroUsd, type AttemptRecord, type RequestContext, type ToolCallSpan } from '../../kernel/index.js';
+import { phaseNames, randomId, type PhaseName, requestChargeMicroUsd, type AttemptRecord, type RequestContext, type ToolCallSpan } from '../../kernel/index.js';
 
 export const usageColumns = [
   'id', 'created_at', 'workspace_id', 'person_id', 'key_id', 'provider', 'model', 'prompt_tokens', 'completion_tokens',
@@ -42,44 +42,79 @@ export function usageRow(ctx: RequestContext, latencyMs: number): Array<string |
  */
 export function spanRow(ctx: RequestContext, latencyMs: number, usage: Array<string | number | null>): Array<string | number | null> {
   const { outcome, model, principal, selection } = ctx.state;
-  const attributes = {
-    'svc.workspace_id': principal?.workspaceId ?? null,
-    'svc.person_id': principal?.personId ?? null,
-    'svc.key_id': principal?.keyId ?? null,
-    'svc.model': model?.name ?? null,
-    'svc.provider': outcome?.sent ? (model?.provider ?? null) : null,
-    'svc.routing_rule': selection?.rule ?? null,
-    'svc.route': selection?.route ?? null,
-    'svc.routing_reason': selection?.reason ?? null,
-    'svc.routing_confidence': selection?.confidence ?? null,
-    'svc.prompt_tokens': usage[7],
-    'svc.completion_tokens': usage[8],
-    'svc.cost_micro_usd': usage[11],
-    'svc.status': usage[12],
-    'svc.error_code': outcome?.errorCode ?? null,
-    'svc.ttft_ms': outcome?.firstTokenMs ?? null,
-    'svc.attempts': outcome?.attempts?.length ?? 0,
-    'svc.tool_calls': ctx.state.toolCalls?.length ?? 0,
-    'svc.malformed_events': outcome?.malformedEvents ?? 0,
-    'svc.overrun_tokens': outcome?.overrunTokens ?? 0,
-  };
-  // Last, `svc.phases_us`: phase name → [start µs since the request began, duration µs].
-  const json = JSON.stringify(attributes);
-  return [ctx.id, randomId(8, 'hex'), null, 'chat.completions', ctx.receivedAt.getTime() * 1000, Math.round(latencyMs * 1000), outcome?.errorCode ? 'error' : 'ok', `${json.slice(0, -1)},"svc.phases_us":{${phasesJson(ctx)}}}`];
+  // One object of a fixed shape, filled and stringified per request (synchronously, so never in
+  // use twice at once): JSON.stringify then writes one flat string and nothing else. A fresh
+  // object, or text built piece by piece, left 2–4 KB of garbage a request (bench/README.md
+  // "Seventeenth look").
+  const a = spanAttributes;
+  a['svc.workspace_id'] = principal?.workspaceId ?? null;
+  a['svc.person_id'] = principal?.personId ?? null;
+  a['svc.key_id'] = principal?.keyId ?? null;
+  a['svc.model'] = model?.name ?? null;
+  a['svc.provider'] = outcome?.sent ? (model?.provider ?? null) : null;
+  a['svc.routing_rule'] = selection?.rule ?? null;
+  a['svc.route'] = selection?.route ?? null;
+  a['svc.routing_reason'] = selection?.reason ?? null;
+  a['svc.routing_confidence'] = selection?.confidence ?? null;
+  a['svc.prompt_tokens'] = usage[7] ?? null;
+  a['svc.completion_tokens'] = usage[8] ?? null;
+  a['svc.cost_micro_usd'] = usage[11] ?? null;
+  a['svc.status'] = usage[12] ?? null;
+  a['svc.error_code'] = outcome?.errorCode ?? null;
+  a['svc.ttft_ms'] = outcome?.firstTokenMs ?? null;
+  a['svc.attempts'] = outcome?.attempts?.length ?? 0;
+  a['svc.tool_calls'] = ctx.state.toolCalls?.length ?? 0;
+  a['svc.malformed_events'] = outcome?.malformedEvents ?? 0;
+  a['svc.overrun_tokens'] = outcome?.overrunTokens ?? 0;
+  fillPhases(ctx);
+  const json = JSON.stringify(a);
+  return [ctx.id, randomId(8, 'hex'), null, 'chat.completions', ctx.receivedAt.getTime() * 1000, Math.round(latencyMs * 1000), outcome?.errorCode ? 'error' : 'ok', json];
 }
 
 /**
- * The phases' timings as JSON members, written straight into the text: an object keyed by phase
- * names, filled per request, was a dictionary-mode object and an array per phase, all garbage
- * once stringified. Phase names are plain identifiers, so they need no escaping.
+ * `svc.phases_us`: phase name → [start µs since the request began, duration µs], for the phases
+ * that ran. Every phase has its key and its own two-number array, in phase order; a phase that
+ * did not run is undefined, which JSON.stringify leaves out.
  */
-function phasesJson(ctx: RequestContext): string {
-  let text = '';
-  ctx.phases?.forEach((phase, start, end) => {
-    text += `${text === '' ? '' : ','}"${phase}":[${Math.round(start * 1000)},${Math.round((end - start) * 1000)}]`;
-  });
-  return text;
+const phaseTimes: Record<string, [number, number] | undefined> = Object.fromEntries(phaseNames.map((p) => [p, undefined]));
+const phaseSlots = new Map(phaseNames.map((p) => [p, [0, 0] as [number, number]]));
+
+function fillPhases(ctx: RequestContext): void {
+  for (const p of phaseNames) phaseTimes[p] = undefined;
+  ctx.phases?.forEach(recordPhase);
 }
+
+/** Module-level, so no closure is made per request. */
+function recordPhase(phase: PhaseName, start: number, end: number): void {
+  const slot = phaseSlots.get(phase)!;
+  slot[0] = Math.round(start * 1000);
+  slot[1] = Math.round((end - start) * 1000);
+  phaseTimes[phase] = slot;
+}
+
+/** The request span's attributes, in the order they are written (filled by spanRow). */
+const spanAttributes: Record<string, string | number | null | typeof phaseTimes> = {
+  'svc.workspace_id': null,
+  'svc.person_id': null,
+  'svc.key_id': null,
+  'svc.model': null,
+  'svc.provider': null,
+  'svc.routing_rule': null,
+  'svc.route': null,
+  'svc.routing_reason': null,
+  'svc.routing_confidence': null,
+  'svc.prompt_tokens': null,
+  'svc.completion_tokens': null,
+  'svc.cost_micro_usd': null,
+  'svc.status': null,
+  'svc.error_code': null,
+  'svc.ttft_ms': null,
+  'svc.attempts': 0,
+  'svc.tool_calls': 0,
+  'svc.malformed_events': 0,
+  'svc.overrun_tokens': 0,
+  'svc.phases_us': phaseTimes,
+};
 
 /** An upstream model call's span attributes (stored and exported alike). */
 export function attemptAttributes(a: AttemptRecord): Record<string, string | boolean> {

@@ -90,7 +90,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     const deadline = new Deadline();
     deadline.arm(callDeadlines(this.settings.timeouts, call).totalMs, 'timeout');
     try {
-      const body = this.body({ model: call.model, request: { ...call.request, stream: false } });
+      const body = this.body(call.request.stream ? { model: call.model, request: { ...call.request, stream: false } } : call);
       const res = await this.post(body, false, deadline.follow(call.signal));
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       const text = await readUpstreamText(res.body, ok ? replyLimit : errorLimit);
@@ -119,7 +119,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     deadline.arm(limits.firstByteMs, 'timeout');
     let res: UpstreamResponse;
     try {
-      const body = this.body({ model: call.model, request: { ...call.request, stream: true } });
+      const body = this.body(call.request.stream ? call : { model: call.model, request: { ...call.request, stream: true } });
       res = await this.post(body, true, deadline.follow(call.signal));
       if (res.statusCode < 200 || res.statusCode >= 300) {
         const text = await readUpstreamText(res.body, errorLimit);
