@@ -88,7 +88,7 @@ class PipelineContext implements RequestContext {
   onStop: ((reason: GatewayError) => void) | undefined = undefined;
   readonly headers: Record<string, string> = {};
   body: unknown = undefined;
-  state: RequestState = { candidates: [] };
+  state: RequestState = new PipelineState();
   readonly phases = new PhaseTimes();
   durable: DurableWrite[] = [];
   afterCommit: Array<() => Promise<void> | void> = [];
@@ -109,4 +109,29 @@ class PipelineContext implements RequestContext {
     this.stopReason = reason;
     this.onStop?.(reason);
   }
+}
+
+/**
+ * Every field of RequestState from the start, in one shape: fields added phase by phase (some
+ * fifteen) grew the object's property store several times per request, a copy each time, and
+ * gave the state a chain of hidden classes that every reader had to tell apart.
+ */
+class PipelineState implements RequestState {
+  principal: RequestState['principal'] = undefined;
+  chat: RequestState['chat'] = undefined;
+  runningSlot: RequestState['runningSlot'] = undefined;
+  needs: RequestState['needs'] = undefined;
+  selection: RequestState['selection'] = undefined;
+  candidates: RequestState['candidates'] = [];
+  model: RequestState['model'] = undefined;
+  hold: RequestState['hold'] = undefined;
+  fallbackFrom: RequestState['fallbackFrom'] = undefined;
+  reservations: RequestState['reservations'] = undefined;
+  outcome: RequestState['outcome'] = undefined;
+  recordReply: RequestState['recordReply'] = undefined;
+  reply: RequestState['reply'] = undefined;
+  conversation: RequestState['conversation'] = undefined;
+  answersApproval: RequestState['answersApproval'] = undefined;
+  toolLoop: RequestState['toolLoop'] = undefined;
+  toolCalls: RequestState['toolCalls'] = undefined;
 }

@@ -41,19 +41,121 @@ export function poolClosedError(): Error {
   return Object.assign(new Error('upstream pool closed'), { code: 'UPSTREAM_CLOSED' });
 }
 
-/** A response body: the reply's bytes as a stream; destroying it before its end drops the connection. */
+/** How an UpstreamBody is being read: not yet chosen, as a stream, or collected whole by `text`. */
+const Mode = { Open: 0, Stream: 1, Text: 2 } as const;
+type Mode = (typeof Mode)[keyof typeof Mode];
+
+interface Collector {
+  parts: Buffer[];
+  size: number;
+  limit: number;
+  done(text: string): void;
+  fail(err: Error): void;
+}
+
+const textOf = (parts: Buffer[]): string => (parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8'));
+
+/**
+ * A response body: the reply's bytes as a stream; destroying it before its end drops the
+ * connection. Its bytes wait here until a reader chooses how to read them: a stream reader (any
+ * read, `data` listener, `for await`) gets them pushed as a Readable's; `text()` collects them
+ * without the Readable's machinery (its buffer, `readable`/`end`/`close` events and the ticks
+ * that schedule them cost about 2 KB on every whole reply; bench/README.md "Seventeenth look").
+ */
 export class UpstreamBody extends Readable {
+  private mode: Mode = Mode.Open;
+  /** Bytes that arrived before a reader chose (Open), and whether the end came too. */
+  private waiting: Buffer[] = [];
+  private waitingSize = 0;
+  private complete = false;
+  private collector: Collector | undefined;
+
   constructor(private readonly conn: Connection) {
     super();
   }
 
+  /**
+   * The whole body's text, at most `limit` bytes (the rest is dropped and the body destroyed);
+   * undefined when a stream reader has begun (readUpstreamText then reads it as a stream).
+   */
+  text(limit: number): Promise<string> | undefined {
+    if (this.mode !== Mode.Open || this.destroyed) return undefined;
+    this.mode = Mode.Text;
+    return new Promise((done, fail) => {
+      this.collector = { parts: [], size: 0, limit, done, fail };
+      const waiting = this.waiting;
+      this.waiting = [];
+      for (let i = 0; i < waiting.length && this.collector; i++) this.collect(waiting[i]!);
+      if (!this.collector) return;
+      if (this.complete) this.finishText();
+      // A socket paused while the bytes waited for a reader reads on.
+      else this.conn.resume(this);
+    });
+  }
+
+  /** The connection's bytes; false asks it to pause the socket until a reader wants more. */
+  deliver(bytes: Buffer): boolean {
+    if (this.mode === Mode.Stream) return this.push(bytes);
+    if (this.mode === Mode.Text) {
+      if (this.collector) this.collect(bytes);
+      return true;
+    }
+    this.waiting.push(bytes);
+    this.waitingSize += bytes.length;
+    return this.waitingSize < this.readableHighWaterMark;
+  }
+
+  /** The reply's end. */
+  ended(): void {
+    if (this.mode === Mode.Stream) this.push(null);
+    else if (this.mode === Mode.Text) this.finishText();
+    else this.complete = true;
+  }
+
   override _read(): void {
+    if (this.mode === Mode.Open) {
+      this.mode = Mode.Stream;
+      const waiting = this.waiting;
+      this.waiting = [];
+      for (const bytes of waiting) this.push(bytes);
+      if (this.complete) {
+        this.push(null);
+        return;
+      }
+    }
     this.conn.resume(this);
   }
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
     this.conn.dropped(this);
+    const c = this.collector;
+    if (this.mode === Mode.Text) {
+      // Collected by `text`: its promise carries the failure; no reader listens for 'error'.
+      this.collector = undefined;
+      c?.fail(err ?? Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+      callback();
+      return;
+    }
     callback(err);
+  }
+
+  private collect(bytes: Buffer): void {
+    const c = this.collector!;
+    if (c.size + bytes.length > c.limit) {
+      this.collector = undefined;
+      c.done(textOf(c.parts));
+      this.destroy();
+      return;
+    }
+    c.size += bytes.length;
+    c.parts.push(bytes);
+  }
+
+  private finishText(): void {
+    const c = this.collector;
+    if (!c) return;
+    this.collector = undefined;
+    c.done(textOf(c.parts));
   }
 }
 
@@ -157,12 +259,12 @@ export class Connection implements ResponseSink {
   }
 
   data(bytes: Buffer): void {
-    if (!this.body!.push(bytes)) this.socket.pause();
+    if (!this.body!.deliver(bytes)) this.socket.pause();
   }
 
   end(): void {
     this.ended = true;
-    this.body!.push(null);
+    this.body!.ended();
   }
 
   private readonly onData = (buf: Buffer): void => {

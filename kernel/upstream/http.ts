@@ -117,6 +117,11 @@ export class CallDeadline implements CallSignal {
  * const text = await readUpstreamText(res.body, 1024 * 1024);
  */
 export function readUpstreamText(body: UpstreamBody, limit: number): Promise<string> {
+  // A body nobody has read yet is collected directly (connection.ts); otherwise as a stream.
+  return (body.text as UpstreamBody['text'] | undefined)?.call(body, limit) ?? readStreamText(body, limit);
+}
+
+function readStreamText(body: UpstreamBody, limit: number): Promise<string> {
   return new Promise((done, fail) => {
     const parts: Buffer[] = [];
     let size = 0;

@@ -2,7 +2,7 @@ import { definePlugin, StoreToken, Type, defineToken, BatchWriter, GroupCommitTo
 import { migrations } from './migrations.js';
 import { tracingRoutes } from './routes.js';
 import { dashboardRoutes } from './dashboard.js';
-import { usageColumns, spanColumns, usageRow, spanRow, childRows } from './records.js';
+import { usageColumns, spanColumns, usageRow, spanRow, spanRows } from './records.js';
 import { tracingRetention } from './retention-kinds.js';
 import { RefusalTally, refusalRoutes } from './refusals.js';
 import type { OtlpExport } from './otlp.js';
@@ -86,8 +86,7 @@ export default definePlugin({
       if (r.counted && !r.sample) return;
       const latency = performance.now() - rc.startedAt;
       const row = usageRow(rc, latency);
-      const span = spanRow(rc, latency, row);
-      const children = childRows(rc, String(span[1]));
+      const rows = spanRows(rc, spanRow(rc, latency, row));
       // A request that reached the provider may cost money: its record is committed with the
       // running totals it adds to (one transaction, before the counters move), so a crash keeps
       // both or neither. Its spans join that commit (milliseconds away) instead of waiting up to
@@ -96,11 +95,10 @@ export default definePlugin({
       // the trace with the record. Refusals cost nothing: batched behind the response, bounded.
       if (rc.state.outcome?.sent && rc.durable) {
         rc.durable.push({ kind: 'insert', table: 'usage_records', columns: usageColumns, rows: [row] });
-        rc.durable.push({ kind: 'insert', table: 'spans', columns: spanColumns, rows: children.length === 0 ? [span] : [span, ...children] });
+        rc.durable.push({ kind: 'insert', table: 'spans', columns: spanColumns, rows });
       } else {
         usage.add(row);
-        spans.add(span);
-        for (const child of children) spans.add(child);
+        for (const s of rows) spans.add(s);
       }
       holder.otlp?.add(rc, latency, row);
     });

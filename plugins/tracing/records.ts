@@ -143,16 +143,17 @@ export function toolCallAttributes(t: ToolCallSpan): Record<string, string | num
 }
 
 /**
- * The request span's children (`parentSpanId` is the request's span): one `upstream.attempt` per
- * upstream model call (a tool loop makes several) and one `tool.call` per workspace tool call,
- * each with its own start and duration.
+ * The request's span rows: `span` first, then its children (parent: `span`): one
+ * `upstream.attempt` per upstream model call (a tool loop makes several) and one `tool.call` per
+ * workspace tool call, each with its own start and duration. One array, no copies.
  */
-export function childRows(ctx: RequestContext, parentSpanId: string): Array<Array<string | number | null>> {
+export function spanRows(ctx: RequestContext, span: Array<string | number | null>): Array<Array<string | number | null>> {
+  const rows = [span];
+  const parent = span[1] as string;
   const startUs = ctx.receivedAt.getTime() * 1000;
-  const row = (name: string, start: number, end: number, ok: boolean, attributes: object) =>
-    [ctx.id, randomId(8, 'hex'), parentSpanId, name, startUs + Math.round(start * 1000), Math.round((Math.max(end, start) - start) * 1000), ok ? 'ok' : 'error', JSON.stringify(attributes)];
-  return [
-    ...(ctx.state.outcome?.attempts ?? []).map((a) => row('upstream.attempt', a.start, a.end || a.start, a.outcome === 'ok', attemptAttributes(a))),
-    ...(ctx.state.toolCalls ?? []).map((t) => row('tool.call', t.start, t.end, t.outcome !== 'error', toolCallAttributes(t))),
-  ];
+  const row = (name: string, start: number, end: number, ok: boolean, attributes: object): Array<string | number | null> =>
+    [ctx.id, randomId(8, 'hex'), parent, name, startUs + Math.round(start * 1000), Math.round((Math.max(end, start) - start) * 1000), ok ? 'ok' : 'error', JSON.stringify(attributes)];
+  for (const a of ctx.state.outcome?.attempts ?? []) rows.push(row('upstream.attempt', a.start, a.end || a.start, a.outcome === 'ok', attemptAttributes(a)));
+  for (const t of ctx.state.toolCalls ?? []) rows.push(row('tool.call', t.start, t.end, t.outcome !== 'error', toolCallAttributes(t)));
+  return rows;
 }

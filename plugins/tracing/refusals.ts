@@ -10,6 +10,11 @@ export const countedCodes = new Set(['invalid_api_key', 'rate_limited']);
 
 const minuteMs = 60_000;
 
+// Shared answers of `counted` (frozen): a served request made a fresh object each.
+const notCounted = Object.freeze({ counted: false, sample: false });
+const countedOnly = Object.freeze({ counted: true, sample: false });
+const countedSampled = Object.freeze({ counted: true, sample: true });
+
 export class RefusalTally {
   /** `${minute}|${code}` → refusals not yet written. */
   private readonly pending = new Map<string, number>();
@@ -39,7 +44,7 @@ export class RefusalTally {
    */
   counted(rc: RequestContext): { counted: boolean; sample: boolean } {
     const code = rc.state.outcome?.errorCode;
-    if (!code || !countedCodes.has(code) || rc.state.outcome?.sent) return { counted: false, sample: false };
+    if (!code || !countedCodes.has(code) || rc.state.outcome?.sent) return notCounted;
     const now = Date.now();
     const minute = now - (now % minuteMs);
     const key = `${minute}|${code}`;
@@ -51,9 +56,9 @@ export class RefusalTally {
       this.sampled = new Map();
     }
     const taken = this.sampled.get(code) ?? 0;
-    if (taken >= this.samplesPerMinute) return { counted: true, sample: false };
+    if (taken >= this.samplesPerMinute) return countedOnly;
     this.sampled.set(code, taken + 1);
-    return { counted: true, sample: true };
+    return countedSampled;
   }
 
   /** Adds the pending counts to their rows (one upsert per minute and code). */

@@ -275,6 +275,48 @@ test('a stream body is sent with its given length, or chunked when it has none',
   }
 });
 
+test('a body read late: its bytes wait (the socket paused past the high-water mark) and arrive whole, as text or as a stream', async () => {
+  const up = await upstream();
+  const pool = new UpstreamPool(up.url, { connections: 1, connectTimeout: 1000 });
+  try {
+    const big = 'abcdefgh'.repeat(128 * 1024); // 1 MiB, far past a Readable's high-water mark
+    up.answer = (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(big);
+    const asText = await pool.request({ path: '/v1/models', method: 'GET' });
+    await new Promise((r) => setTimeout(r, 100));
+    assert.is(await readUpstreamText(asText.body, 2 * 1024 * 1024), big);
+    const asStream = await pool.request({ path: '/v1/models', method: 'GET' });
+    await new Promise((r) => setTimeout(r, 100));
+    let got = '';
+    for await (const piece of asStream.body) got += String(piece);
+    assert.is(got, big);
+    assert.is(up.connections, 1, 'both whole replies left the connection reusable');
+  } finally {
+    await pool.destroy();
+    await up.close();
+  }
+});
+
+test('a body collected as text that breaks off rejects, and the pool goes on', async () => {
+  const up = await upstream();
+  const pool = new UpstreamPool(up.url, { connections: 1, connectTimeout: 1000 });
+  try {
+    up.answer = (_req, res) => {
+      res.writeHead(200, { 'content-length': '1000' });
+      res.write('only part');
+      setTimeout(() => res.socket?.destroy(), 50);
+    };
+    const res = await pool.request({ path: '/v1/models', method: 'GET' });
+    const err = await readUpstreamText(res.body, 4096).then(() => undefined, (e: NodeJS.ErrnoException) => e);
+    assert.ok(err, 'a reply cut short is not read as whole');
+    assert.is(err!.code, 'ECONNRESET');
+    up.answer = (_req, r) => r.writeHead(200).end('ok');
+    assert.is(await readUpstreamText((await pool.request({ path: '/v1/models', method: 'GET' })).body, 10), 'ok');
+  } finally {
+    await pool.destroy();
+    await up.close();
+  }
+});
+
 test('a body dropped before its end drops the connection; idle connections close after keepAliveTimeout', async () => {
   const up = await upstream();
   const pool = new UpstreamPool(up.url, { connections: 2, connectTimeout: 1000, keepAliveTimeout: 300 });
