@@ -1,4 +1,4 @@
-import { powerOfTwoSlices, valuesSql } from './durable-writes.js';
+import { flatRows, powerOfTwoSlices, valuesSql } from './durable-writes.js';
 import type { Store } from './orm.js';
 
 export type Row = Array<string | number | null>;
@@ -87,7 +87,7 @@ export class BatchWriter {
       let written = 0;
       try {
         for (const slice of slices) {
-          await this.store.writeBehind(this.insertSql(slice.length), slice.flat());
+          await this.store.writeBehind(this.insertSql(slice.length), flatRows(slice, this.columns.length));
           written += slice.length;
           this.inFlight = batch.length - written;
         }
@@ -104,6 +104,6 @@ export class BatchWriter {
   }
 
   private insertSql(count: number): string {
-    return valuesSql(this.head, this.head, this.columns.length, count, '');
+    return valuesSql(this.head, { head: this.head, width: this.columns.length, tail: '' }, count);
   }
 }

@@ -78,7 +78,7 @@ function join(columns: readonly string[]): string {
  * of texts on SQLite, and no long key built per group.
  */
 const texts = new Map<string, Map<number, string>>();
-export function valuesSql(shape: string, head: string, width: number, count: number, tail: string): string {
+export function valuesSql(shape: string, statement: { head: string; width: number; tail: string } | InsertRows, count: number): string {
   let byCount = texts.get(shape);
   if (!byCount) {
     if (texts.size >= 200) texts.clear();
@@ -86,12 +86,26 @@ export function valuesSql(shape: string, head: string, width: number, count: num
   }
   let sql = byCount.get(count);
   if (sql === undefined) {
+    const { head, width, tail } = 'kind' in statement ? insertParts(statement) : statement;
     const one = `(${new Array<string>(width).fill('?').join(',')})`;
     sql = `${head} values ${new Array<string>(count).fill(one).join(',')}${tail}`;
     if (byCount.size >= 256) byCount.clear();
     byCount.set(count, sql);
   }
   return sql;
+}
+
+/** An insert's statement text around its values. */
+function insertParts(w: InsertRows): { head: string; width: number; tail: string } {
+  return { head: `insert into ${w.table} (${join(w.columns)})`, width: w.columns.length, tail: w.onConflict ? ` ${w.onConflict}` : '' };
+}
+
+/** Rows of `width` values as one parameter list, in one array of its final length (`flat` grew it). */
+export function flatRows(rows: readonly unknown[][], width: number): unknown[] {
+  const params = new Array<unknown>(rows.length * width);
+  let at = 0;
+  for (const row of rows) for (let i = 0; i < width; i++) params[at++] = row[i];
+  return params;
 }
 
 /** An insert's shape (table, columns, conflict clause) as one string, made once per column list and clause. */
@@ -136,9 +150,8 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
   }
   const out: Planned[] = [];
   for (const [shape, { w, rows: all }] of inserts) {
-    const head = `insert into ${w.table} (${join(w.columns)})`;
-    const tail = w.onConflict ? ` ${w.onConflict}` : '';
-    for (const rows of slices(all)) out.push({ sql: valuesSql(shape, head, w.columns.length, rows.length, tail), params: rows.flat() });
+    // Head and tail are only needed for a text not yet memoized (valuesSql): made then.
+    for (const rows of slices(all)) out.push({ sql: valuesSql(shape, w, rows.length), params: flatRows(rows, w.columns.length) });
   }
   for (const [shape, { w, sums, hooks }] of adds) {
     const cols = w.touchColumn ? [w.keyColumn, w.valueColumn, w.touchColumn] : [w.keyColumn, w.valueColumn];
@@ -152,7 +165,7 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
     const after = new Map<string, number>();
     parts.forEach((part, i) =>
       out.push({
-        sql: valuesSql(shape, head, cols.length, part.length, tail),
+        sql: valuesSql(shape, { head, width: cols.length, tail }, part.length),
         params: part.flatMap(([k, v]) => (w.touchColumn ? [k, v, w.now] : [k, v])),
         returning: true,
         deliver: (rows) => {
