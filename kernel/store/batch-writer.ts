@@ -1,4 +1,4 @@
-import { flatRows, powerOfTwoSlices, valuesSql } from './durable-writes.js';
+import { flatRows, powerOfTwoSlices, valuesSql, type StatementParts } from './durable-writes.js';
 import type { Store } from './orm.js';
 
 export type Row = Array<string | number | null>;
@@ -20,8 +20,8 @@ export class BatchWriter {
   private queued: Promise<void> | undefined;
   /** Rows of the write under way: they count against the bound until written. */
   private inFlight = 0;
-  /** `insert into table (columns)`: the statement's head, and its shape for valuesSql's memo. */
-  private readonly head: string;
+  /** `insert into table (columns)`: the statement's head (also its shape for valuesSql's memo), made once. */
+  private readonly parts: StatementParts;
 
   constructor(
     private readonly store: Store,
@@ -34,7 +34,7 @@ export class BatchWriter {
     /** Called for a row refused because `maxBuffered` rows already wait (the database is away). */
     private readonly onDrop: () => void = () => {},
   ) {
-    this.head = `insert into ${table} (${columns.join(',')})`;
+    this.parts = { head: `insert into ${table} (${columns.join(',')})`, width: columns.length, tail: '' };
   }
 
   get pending(): number {
@@ -104,6 +104,6 @@ export class BatchWriter {
   }
 
   private insertSql(count: number): string {
-    return valuesSql(this.head, { head: this.head, width: this.columns.length, tail: '' }, count);
+    return valuesSql(this.parts.head, this.parts, count);
   }
 }

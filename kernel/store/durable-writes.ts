@@ -78,7 +78,7 @@ function join(columns: readonly string[]): string {
  * of texts on SQLite, and no long key built per group.
  */
 const texts = new Map<string, Map<number, string>>();
-export function valuesSql(shape: string, statement: { head: string; width: number; tail: string } | InsertRows, count: number): string {
+export function valuesSql(shape: string, statement: StatementParts, count: number): string {
   let byCount = texts.get(shape);
   if (!byCount) {
     if (texts.size >= 200) texts.clear();
@@ -86,7 +86,7 @@ export function valuesSql(shape: string, statement: { head: string; width: numbe
   }
   let sql = byCount.get(count);
   if (sql === undefined) {
-    const { head, width, tail } = 'kind' in statement ? insertParts(statement) : statement;
+    const { head, width, tail } = statement;
     const one = `(${new Array<string>(width).fill('?').join(',')})`;
     sql = `${head} values ${new Array<string>(count).fill(one).join(',')}${tail}`;
     if (byCount.size >= 256) byCount.clear();
@@ -95,9 +95,23 @@ export function valuesSql(shape: string, statement: { head: string; width: numbe
   return sql;
 }
 
-/** An insert's statement text around its values. */
-function insertParts(w: InsertRows): { head: string; width: number; tail: string } {
-  return { head: `insert into ${w.table} (${join(w.columns)})`, width: w.columns.length, tail: w.onConflict ? ` ${w.onConflict}` : '' };
+/** A statement's text around its `values` rows, and how many values a row has. */
+export interface StatementParts {
+  head: string;
+  width: number;
+  tail: string;
+}
+
+/** An insert's parts, made once per statement shape (the same few shapes on every request). */
+const insertParts = new Map<string, StatementParts>();
+function insertPartsOf(shape: string, w: InsertRows): StatementParts {
+  let parts = insertParts.get(shape);
+  if (parts === undefined) {
+    if (insertParts.size >= 200) insertParts.clear();
+    parts = { head: `insert into ${w.table} (${join(w.columns)})`, width: w.columns.length, tail: w.onConflict ? ` ${w.onConflict}` : '' };
+    insertParts.set(shape, parts);
+  }
+  return parts;
 }
 
 /** Rows of `width` values as one parameter list, in one array of its final length (`flat` grew it). */
@@ -150,8 +164,8 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
   }
   const out: Planned[] = [];
   for (const [shape, { w, rows: all }] of inserts) {
-    // Head and tail are only needed for a text not yet memoized (valuesSql): made then.
-    for (const rows of slices(all)) out.push({ sql: valuesSql(shape, w, rows.length), params: flatRows(rows, w.columns.length) });
+    const parts = insertPartsOf(shape, w);
+    for (const rows of slices(all)) out.push({ sql: valuesSql(shape, parts, rows.length), params: flatRows(rows, parts.width) });
   }
   for (const [shape, { w, sums, hooks }] of adds) {
     const cols = w.touchColumn ? [w.keyColumn, w.valueColumn, w.touchColumn] : [w.keyColumn, w.valueColumn];

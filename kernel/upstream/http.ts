@@ -118,7 +118,7 @@ export class CallDeadline implements CallSignal {
  */
 export function readUpstreamText(body: UpstreamBody, limit: number): Promise<string> {
   // A body nobody has read yet is collected directly (connection.ts); otherwise as a stream.
-  return (body.text as UpstreamBody['text'] | undefined)?.call(body, limit) ?? readStreamText(body, limit);
+  return body.text(limit) ?? readStreamText(body, limit);
 }
 
 function readStreamText(body: UpstreamBody, limit: number): Promise<string> {
