@@ -3,13 +3,19 @@ import type { GatewayError } from '../errors/gateway-error.js';
 
 export const requestIdHeader = 'x-svc-request-id';
 
-/** Writes a JSON body with its length; headers already set on `res` are kept. */
+/**
+ * Writes a JSON body with its length; headers already set on `res` are kept (those given here
+ * win). The head is one flat array handed to writeHead: with nothing set earlier, node writes it
+ * as it is instead of copying each header into its map first (response.ts).
+ */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const payload = JSON.stringify(body);
-  res.statusCode = status;
-  for (const k in headers) res.setHeader(k, headers[k]!);
-  res.setHeader('content-type', 'application/json');
-  res.setHeader('content-length', Buffer.byteLength(payload));
+  const head: string[] = [];
+  for (const k in headers) if (k !== 'content-type' && k !== 'content-length') head.push(k, headers[k]!);
+  head.push('content-type', 'application/json', 'content-length', String(Buffer.byteLength(payload)));
+  // `connection: close` stays readable with getHeader (the front's discardRest asks for it).
+  if (headers.connection !== undefined) res.setHeader('connection', headers.connection);
+  res.writeHead(status, head);
   res.end(payload);
 }
 

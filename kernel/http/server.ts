@@ -8,6 +8,8 @@ import { Cors } from './cors.js';
 import { answerClientError } from './client-error.js';
 import { newRequestId } from './ids.js';
 import { ProxyTrust } from './client-address.js';
+import { FrontResponse } from './response.js';
+import { requestIdOf, tagRequest } from './request-id.js';
 import { HttpRouteContext } from './route-context.js';
 import type { HttpMethod, RouteHandler } from './route.js';
 import type { Logger } from '../log/logger.js';
@@ -15,12 +17,7 @@ import type { KernelConfig } from '../config/schema.js';
 
 export { newRequestId } from './ids.js';
 
-type Tagged = IncomingMessage & { svcRequestId?: string };
-
-/** The id the kernel gave this request (set before any route runs). */
-export function requestIdOf(req: IncomingMessage): string {
-  return (req as Tagged).svcRequestId ?? '';
-}
+export { requestIdOf } from './request-id.js';
 
 /** How long a client may go on sending a body that was answered before it was read. */
 const discardGraceMs = 10_000;
@@ -107,7 +104,7 @@ export class HttpFront {
     this.cors = new Cors(config.corsOrigins);
     this.proxies = new ProxyTrust(config.trustedProxies);
     // A whole request (32 MB at most) must arrive within 5 minutes; replies (streams) are not limited.
-    this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 300_000 }, (req, res) => this.handle(req, res));
+    this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 300_000, ServerResponse: FrontResponse }, (req, res) => this.handle(req, res));
     this.server.on('clientError', (err, socket) => answerClientError(err, socket, log));
     // Node would send 100 Continue before any route ran; the body reader sends it when it starts.
     this.server.on('checkContinue', (req, res) => this.handle(req, res));
@@ -126,11 +123,8 @@ export class HttpFront {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    const id = newRequestId();
-    (req as Tagged).svcRequestId = id;
-    // The two names of requestIdHeaders(id), set without building that object per request.
-    res.setHeader('x-svc-request-id', id);
-    res.setHeader('x-request-id', id);
+    // Answered with the head, whichever way it is written (response.ts).
+    tagRequest(req, newRequestId());
     if (this.cors.apply(req, res)) return;
     if (this.draining) {
       // SPEC.md Errors: while shutting down a new request gets a plain 503, not the error shape.

@@ -78,11 +78,18 @@ export async function holdPhase(rc: RequestContext, d: HoldDeps): Promise<void |
     const member = hold ? encodeTrack(hold) : '';
     const expiresAt = now + d.config.holdExpirySeconds * 1000;
     let result;
+    const track = hold ? { key: holdsSet, member, score: expiresAt } : undefined;
     try {
-      // Seeds are looked up only when the cache lost a counter (seeds.ts).
-      const seeded = () => [...pending.map(() => undefined), ...lines.map((l) => ({ total: l.total, offset: 0 }))];
-      const track = hold ? { key: holdsSet, member, score: expiresAt } : undefined;
-      result = all.length > 0 || hold ? await d.seeds.run(all, seeded, () => d.cache.reserve(all, track)) : ({ ok: true } as const);
+      if (all.length === 0 && !hold) result = { ok: true } as const;
+      else {
+        try {
+          result = await d.cache.reserve(all, track);
+        } catch (err) {
+          // The cache lost a counter (or failed): seeds are looked up only then (seeds.ts).
+          const seeded = () => [...pending.map(() => undefined), ...lines.map((l) => ({ total: l.total, offset: 0 }))];
+          result = await d.seeds.recover(err, all, seeded, () => d.cache.reserve(all, track));
+        }
+      }
     } catch (err) {
       throw unavailable(err);
     }

@@ -115,7 +115,8 @@ export default definePlugin({
     // Made once: a fresh object and closure per request were garbage on every hold.
     const holdDeps: HoldDeps = { cache, catalog, snapshot: () => sync.current, totals, seeds, live, settler, dependencies, log: ctx.log, config: cfg };
     ctx.hook('hold', (rc) => holdPhase(rc, holdDeps));
-    ctx.hook('settle', async (rc) => {
+    // Synchronous when the charge is staged (most requests): the pipeline then awaits nothing.
+    ctx.hook('settle', (rc) => {
       const { hold, outcome } = rc.state;
       if (!hold) return;
       // The same charge the usage record carries (tracing), so totals equal the sum of usage records.
@@ -123,7 +124,7 @@ export default definePlugin({
       const l = live.all.get(hold.id);
       // Sent: committed with the usage record before the counters move. Never sent: charge 0, nothing to keep.
       if (outcome?.sent && l && rc.durable && rc.afterCommit) settler.stage(rc, l, charge);
-      else await hold.release(charge, outcome?.sent ? 'settled' : 'refused');
+      else return hold.release(charge, outcome?.sent ? 'settled' : 'refused');
     });
 
     ctx.provide(BudgetsFlushToken, async () => {

@@ -98,15 +98,13 @@ export interface TrackedHold {
   t: number;
 }
 
-/** The JSON of each hold's totals list: most holds share a day's list (heldTotals), so it is written once. */
-const heldTexts = new WeakMap<TrackedHold['k'], string>();
-
-/** The hold as JSON, field by field in TrackedHold's order (JSON.stringify(h) gives the same text). */
+/**
+ * The hold as JSON. One JSON.stringify writes one flat string; building it from template pieces
+ * (to write the day's shared totals list once) made some twenty intermediate strings, and the
+ * cache flattened the result again to use it as a key (bench/README.md "Eighteenth look").
+ */
 export function encodeTrack(h: TrackedHold): string {
-  let k = heldTexts.get(h.k);
-  if (k === undefined) heldTexts.set(h.k, (k = JSON.stringify(h.k)));
-  const str = JSON.stringify;
-  return `{"i":${str(h.i)},"a":${str(h.a)},"k":${k},"r":${str(h.r)},"w":${str(h.w)},"p":${str(h.p)},"y":${str(h.y)},"m":${str(h.m)},"t":${str(h.t)}}`;
+  return JSON.stringify(h);
 }
 
 /** Null for a member that is not ours (never throws on foreign data). */

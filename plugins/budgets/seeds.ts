@@ -9,6 +9,9 @@ export interface Seeded {
   offset: number;
 }
 
+/** Each line's seed source, or a function that lists them (called only when a counter is missing). */
+export type SeededLines = Array<Seeded | undefined> | (() => Array<Seeded | undefined>);
+
 /**
  * Seeds for counters the cache does not have, because it lost them or their period is new
  * (README "Crash safety"; issue 9 item 2). Budget lines go to the cache marked `mustExist`; when
@@ -32,19 +35,32 @@ export class CounterSeeds {
    * `seeded` may be a function: it is then called only when a counter is missing (rarely), so the
    * request path does not build the list.
    */
-  async run<T>(lines: Array<ReserveLine | AdjustLine>, seededOrMake: Array<Seeded | undefined> | (() => Array<Seeded | undefined>), call: () => Promise<T>, except?: string): Promise<T> {
+  async run<T>(lines: Array<ReserveLine | AdjustLine>, seeded: SeededLines, call: () => Promise<T>, except?: string): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      return this.recover(err, lines, seeded, call, except);
+    }
+  }
+
+  /**
+   * What `run` does once `call` failed with `err`, for a caller that made the first call itself
+   * (the hold and the move, on every request: neither then makes closures for a rare failure).
+   */
+  async recover<T>(err: unknown, lines: Array<ReserveLine | AdjustLine>, seededOrMake: SeededLines, call: () => Promise<T>, except?: string): Promise<T> {
     let seeded = typeof seededOrMake === 'function' ? undefined : seededOrMake;
+    // A counter can only go missing again if it expired in between: a few rounds suffice.
     for (let round = 1; ; round++) {
+      if (!(err instanceof CountersMissing) || round >= 3) throw err;
+      const known = (seeded ??= (seededOrMake as () => Array<Seeded | undefined>)());
+      const missing = err.lines.filter((i) => known[i] !== undefined);
+      if (missing.length < err.lines.length) throw err;
+      const now = await this.current(missing.map((i) => known[i]!.total), except);
+      for (const i of missing) lines[i]!.seed = now.get(known[i]!.total)! + known[i]!.offset;
       try {
         return await call();
-      } catch (err) {
-        // A counter can only go missing again if it expired in between: a few rounds suffice.
-        if (!(err instanceof CountersMissing) || round >= 3) throw err;
-        const known = (seeded ??= (seededOrMake as () => Array<Seeded | undefined>)());
-        const missing = err.lines.filter((i) => known[i] !== undefined);
-        if (missing.length < err.lines.length) throw err;
-        const now = await this.current(missing.map((i) => known[i]!.total), except);
-        for (const i of missing) lines[i]!.seed = now.get(known[i]!.total)! + known[i]!.offset;
+      } catch (again) {
+        err = again;
       }
     }
   }
@@ -55,9 +71,13 @@ export class CounterSeeds {
    * replica, or the hold's own settle, got there first), so it is never moved twice. Settles and
    * the reaper both end holds through this.
    */
-  moveHold(h: TrackedHold, member: string, lines: AdjustLine[]): Promise<number[]> {
-    const delta = lines[0]?.delta ?? 0;
-    return this.run(lines, movesSeeded(h.k, delta), () => this.cache.adjust(lines, { key: holdsSet, member, required: true }), h.i);
+  async moveHold(h: TrackedHold, member: string, lines: AdjustLine[]): Promise<number[]> {
+    const track = { key: holdsSet, member, required: true };
+    try {
+      return await this.cache.adjust(lines, track);
+    } catch (err) {
+      return this.recover(err, lines, () => movesSeeded(h.k, lines[0]?.delta ?? 0), () => this.cache.adjust(lines, track), h.i);
+    }
   }
 
   /**

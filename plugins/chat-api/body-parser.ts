@@ -13,6 +13,11 @@ export type BodyAnswer =
   | { id: number; ok: true; chat: ChatRequest; needs: RequestNeeds }
   | { id: number; ok: false; code: ErrorCode; message: string; param?: string | null };
 
+export interface Parsed {
+  chat: ChatRequest;
+  needs: RequestNeeds;
+}
+
 /**
  * Reads model request bodies into validated requests without holding the event loop (issue 25):
  * a body under `offloadBytes` is parsed and validated in place (a few ms at most); a larger one
@@ -31,11 +36,13 @@ export class BodyParser {
     private readonly log: Logger,
   ) {}
 
-  async parse(body: Buffer): Promise<{ chat: ChatRequest; needs: RequestNeeds }> {
+  /** A small body's answer comes at once (a refusal is thrown); a large one's as a promise. */
+  parse(body: Buffer): Parsed | Promise<Parsed> {
     if (body.length < this.offloadBytes) return checkChatBody(body, this.limits);
-    const a = await this.offload(body);
-    if (!a.ok) throw new GatewayError(a.code, a.message, a.param ? { param: a.param } : {});
-    return { chat: a.chat, needs: a.needs };
+    return this.offload(body).then((a) => {
+      if (!a.ok) throw new GatewayError(a.code, a.message, a.param ? { param: a.param } : {});
+      return { chat: a.chat, needs: a.needs };
+    });
   }
 
   private offload(body: Buffer): Promise<BodyAnswer> {

@@ -17,8 +17,9 @@ import {
   type TokenCounter,
   checkCsrf,
   type Logger,
+  type RequestContext,
 } from '../../kernel/index.js';
-import { BodyParser } from './body-parser.js';
+import { BodyParser, type Parsed } from './body-parser.js';
 import { selectExplicit, checkCapabilities } from './select.js';
 import { blankOutcome, dispatch } from './dispatch.js';
 import { listModels, findModel } from './models.js';
@@ -75,10 +76,16 @@ export default definePlugin({
       // a cookie-signed POST must carry x-svc-csrf (checked after the credential, so a bad one is 401).
       checkCsrf('POST', rc.req.headers);
     });
-    ctx.hook('validate', async (rc) => {
-      const { chat, needs } = await bodies.parse(rc.body as Buffer);
-      rc.state.chat = chat;
-      rc.state.needs = needs;
+    // Synchronous for the bodies parsed in place: a hook that returns no promise costs the
+    // pipeline no await (pipeline.ts).
+    const keep = (rc: RequestContext, parsed: Parsed): void => {
+      rc.state.chat = parsed.chat;
+      rc.state.needs = parsed.needs;
+    };
+    ctx.hook('validate', (rc) => {
+      const parsed = bodies.parse(rc.body as Buffer);
+      if (parsed instanceof Promise) return parsed.then((p) => keep(rc, p));
+      keep(rc, parsed);
     });
     ctx.hook('select', (rc) => selectExplicit(rc, catalog));
     const up = ctx.config.upstream;

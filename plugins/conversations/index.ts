@@ -1,4 +1,4 @@
-import { AdminApiToken, BatchWriter, ConversationsToken, definePlugin, GatewayError, RetentionToken, StoreToken, Type, defineToken, type PluginContext } from '../../kernel/index.js';
+import { AdminApiToken, BatchWriter, ConversationsToken, definePlugin, GatewayError, RetentionToken, StoreToken, Type, defineToken, type PluginContext, type RequestContext } from '../../kernel/index.js';
 import { newMessages, replyMessage, tapResponse } from './capture.js';
 import { migrations } from './migrations.js';
 import { conversationRetention } from './retention-kinds.js';
@@ -42,15 +42,17 @@ export default definePlugin({
     ctx.provide(ConversationsFlushToken, () => conversations.flush());
     const captured = new WeakMap<object, () => string | null>();
 
-    ctx.hook('conversation', async (rc) => {
-      const raw = rc.req.headers[header];
-      if (raw === undefined) return;
-      const id = Array.isArray(raw) ? raw[0]! : raw;
+    const join = async (rc: RequestContext, id: string): Promise<void> => {
       const p = rc.state.principal!;
       const conv = id.length <= 100 ? await conversations.get(p.workspaceId, p.personId, id) : undefined;
       if (!conv) throw new GatewayError('not_found', 'No such conversation in this workspace, or not yours. Create one first.', { param: header });
       rc.state.conversation = conv;
       captured.set(rc, tapResponse(rc.res));
+    };
+    // No promise for a request outside any conversation (most): the pipeline then has nothing to await.
+    ctx.hook('conversation', (rc) => {
+      const raw = rc.req.headers[header];
+      if (raw !== undefined) return join(rc, Array.isArray(raw) ? raw[0]! : raw);
     });
     ctx.hook('settle', (rc) => {
       const conv = rc.state.conversation;

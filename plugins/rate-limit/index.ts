@@ -1,4 +1,4 @@
-import { CacheToken, definePlugin, GatewayError, Type, type CachePort, type Compensation, type RequestContext } from '../../kernel/index.js';
+import { CacheToken, definePlugin, GatewayError, Type, type CachePort, type Compensation, type PendingReservation, type RequestContext, type ReserveLine } from '../../kernel/index.js';
 import { rateLimited, rateLine, retryAfter, windowEndOf, type Allowance } from './window.js';
 
 const owner = 'rate-limit';
@@ -6,11 +6,17 @@ const owner = 'rate-limit';
 /**
  * Reserves what `admit` left pending when no budgets plugin took it in its single reservation:
  * one cache round trip for the rate lines alone. Fails closed (503 budget_unavailable).
+ * Synchronous (no promise) when budgets took them, as it does on most requests.
  */
-async function reservePending(ctx: RequestContext, cache: CachePort): Promise<void | Compensation> {
-  const pending = ctx.state.reservations?.filter((r) => r.owner === owner) ?? [];
-  if (pending.length === 0) return;
-  ctx.state.reservations = ctx.state.reservations!.filter((r) => r.owner !== owner);
+function reservePending(ctx: RequestContext, cache: CachePort): void | Promise<Compensation> {
+  const all = ctx.state.reservations;
+  if (all === undefined || !all.some((r) => r.owner === owner)) return;
+  return reserve(ctx, all, cache);
+}
+
+async function reserve(ctx: RequestContext, all: PendingReservation[], cache: CachePort): Promise<Compensation> {
+  const pending = all.filter((r) => r.owner === owner);
+  ctx.state.reservations = all.filter((r) => r.owner !== owner);
   const lines = pending.map((p) => p.line);
   let result;
   try {
@@ -22,6 +28,20 @@ async function reservePending(ctx: RequestContext, cache: CachePort): Promise<vo
   return async () => {
     await cache.adjust(lines.map((l) => ({ key: l.key, delta: -l.amount })));
   };
+}
+
+/** A request's pending rate line; its refusal is a method, not a closure made for every request. */
+class RatePending implements PendingReservation {
+  readonly owner = owner;
+  constructor(
+    readonly line: ReserveLine,
+    private readonly at: number,
+    private readonly allowance: Allowance,
+  ) {}
+
+  refusal(_current: number, ttlMs: number): Error {
+    return rateLimited(retryAfter(ttlMs, windowEndOf(this.at, this.allowance), Date.now()), this.allowance);
+  }
 }
 
 /**
@@ -48,11 +68,7 @@ export default definePlugin({
       const person = rc.state.principal?.personId;
       if (!person) return;
       const now = Date.now();
-      (rc.state.reservations ??= []).push({
-        owner,
-        line: rateLine(person, allowance, now),
-        refusal: (_current, ttlMs) => rateLimited(retryAfter(ttlMs, windowEndOf(now, allowance), Date.now()), allowance),
-      });
+      (rc.state.reservations ??= []).push(new RatePending(rateLine(person, allowance, now), now, allowance));
     });
     ctx.hook('hold', (rc) => reservePending(rc, cache));
   },

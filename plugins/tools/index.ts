@@ -84,21 +84,8 @@ export default definePlugin({
       return offered;
     };
 
-    ctx.hook('conversation', async (rc) => {
-      const approveId = one(rc.req.headers['x-svc-approve']);
-      const denyId = one(rc.req.headers['x-svc-deny']);
-      const scope = one(rc.req.headers['x-svc-approve-scope']);
-      const p = rc.state.principal!;
-      if (scope !== undefined) {
-        if (scope !== 'always') throw new GatewayError('invalid_request', 'x-svc-approve-scope takes only `always`.', { param: 'x-svc-approve-scope' });
-        if (approveId === undefined) throw new GatewayError('invalid_request', 'x-svc-approve-scope goes with x-svc-approve.', { param: 'x-svc-approve-scope' });
-        if (p.via === 'key') throw new GatewayError('forbidden', 'Only a person can approve a tool for good, not a key.', { param: 'x-svc-approve-scope' });
-      }
-      if (approveId !== undefined && denyId !== undefined) throw new GatewayError('invalid_request', 'Send x-svc-approve or x-svc-deny, not both.', { param: 'x-svc-deny' });
-      const conv = rc.state.conversation;
+    const inConversation = async (rc: RequestContext, p: Principal, conv: NonNullable<RequestContext['state']['conversation']>, approveId: string | undefined, denyId: string | undefined, scope: string | undefined): Promise<void> => {
       const answering = approveId ?? denyId;
-      if (answering !== undefined && !conv) throw new GatewayError('invalid_request', 'An approval is answered in its conversation: send x-svc-conversation.', { param: 'x-svc-conversation' });
-      if (!conv) return;
       let resume: ConstructorParameters<typeof Turns>[5] = null;
       if (answering !== undefined) {
         const approve = approveId !== undefined;
@@ -132,20 +119,40 @@ export default definePlugin({
       const turns = new Turns(rc, p, conv.id, runner, approvals, resume);
       if (resume) answering$.set(rc, turns);
       rc.state.toolLoop = new ServerToolLoop(rc, turns, c.maxSteps);
+    };
+    // Checks first, synchronously; the async part only for a request in a conversation (no promise otherwise).
+    ctx.hook('conversation', (rc) => {
+      const approveId = one(rc.req.headers['x-svc-approve']);
+      const denyId = one(rc.req.headers['x-svc-deny']);
+      const scope = one(rc.req.headers['x-svc-approve-scope']);
+      const p = rc.state.principal!;
+      if (scope !== undefined) {
+        if (scope !== 'always') throw new GatewayError('invalid_request', 'x-svc-approve-scope takes only `always`.', { param: 'x-svc-approve-scope' });
+        if (approveId === undefined) throw new GatewayError('invalid_request', 'x-svc-approve-scope goes with x-svc-approve.', { param: 'x-svc-approve-scope' });
+        if (p.via === 'key') throw new GatewayError('forbidden', 'Only a person can approve a tool for good, not a key.', { param: 'x-svc-approve-scope' });
+      }
+      if (approveId !== undefined && denyId !== undefined) throw new GatewayError('invalid_request', 'Send x-svc-approve or x-svc-deny, not both.', { param: 'x-svc-deny' });
+      const conv = rc.state.conversation;
+      const answering = approveId ?? denyId;
+      if (answering !== undefined && !conv) throw new GatewayError('invalid_request', 'An approval is answered in its conversation: send x-svc-conversation.', { param: 'x-svc-conversation' });
+      if (conv) return inConversation(rc, p, conv, approveId, denyId, scope);
     });
+
 
     // An answer whose request was refused before the loop ran (429, 402, 503, a provider refusal
     // before the first model call) did not take effect: the approval waits again, so the person can
     // answer it once the refusal is over instead of meeting "already answered".
-    ctx.hook('settle', async (rc) => {
-      const id = rc.state.answersApproval;
-      if (id === undefined || answering$.get(rc)?.resumed) return;
+    const reopen = async (id: string, requestId: string): Promise<void> => {
       try {
         await approvals.reopen(id);
         await records.reopen(id);
       } catch {
-        ctx.log.warn('tools.reopen_failed', { request_id: rc.id });
+        ctx.log.warn('tools.reopen_failed', { request_id: requestId });
       }
+    };
+    ctx.hook('settle', (rc) => {
+      const id = rc.state.answersApproval;
+      if (id !== undefined && !answering$.get(rc)?.resumed) return reopen(id, rc.id);
     });
 
     toolRoutes(ctx.use(AdminApiToken), catalog, records, sandbox, oauth);
