@@ -4,9 +4,6 @@ import type { DurableWrite } from '../store/group-commit.js';
 import { isPhaseName, phaseNames, type Compensation, type PhaseHooks, type PhaseName } from './phases.js';
 import { Roster } from './roster.js';
 
-/** What `settle` answers when no settle hook returned a promise. */
-const settledAlready = Promise.resolve();
-
 const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
 
 interface Registered { plugin: string; fn: PhaseHooks[PhaseName] }
@@ -102,17 +99,15 @@ export class Pipeline {
   /**
    * Runs every settle hook; a failing hook does not stop the others. Then commits what they
    * staged in `ctx.durable` in one transaction and, once it is durable, runs `ctx.afterCommit`.
-   * Resolves once the hooks ran: the commit goes on without the request (`settled()` waits for
-   * it), so a caller awaiting this does not keep the request's objects (body, sockets, reply)
-   * alive through the group commit's delay and the database's answer.
+   * Resolves once the hooks ran (returns nothing when every hook was synchronous): the commit goes
+   * on without the request (`settled()` waits for it), so a caller awaiting this does not keep the
+   * request's objects (body, sockets, reply) alive through the group commit's delay and the
+   * database's answer.
    */
-  settle(ctx: RequestContext, onError: (plugin: string, err: unknown) => void): Promise<void> {
+  settle(ctx: RequestContext, onError: (plugin: string, err: unknown) => void): void | Promise<void> {
     const rest = this.runSettleHooks(ctx, onError);
-    // Every hook synchronous (the common case): no promise made for the hooks.
-    if (rest === undefined) {
-      this.commitLater(ctx, onError);
-      return settledAlready;
-    }
+    // Every hook synchronous (the common case): nothing to wait for, no promise made.
+    if (rest === undefined) return this.commitLater(ctx, onError);
     return this.track(rest.then(() => this.commitLater(ctx, onError)));
   }
 

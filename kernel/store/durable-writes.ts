@@ -114,6 +114,41 @@ function insertPartsOf(shape: string, w: InsertRows): StatementParts {
   return parts;
 }
 
+/** An upsert's shape (table and columns) as one string, looked up by its parts rather than built per write. */
+const addShapes = new Map<string, Map<string, Map<string, Map<string, string>>>>();
+function addShape(w: AddToTotals): string {
+  const touch = w.touchColumn ?? '';
+  let byKey = addShapes.get(w.table);
+  if (!byKey) addShapes.set(w.table, (byKey = new Map()));
+  let byValue = byKey.get(w.keyColumn);
+  if (!byValue) byKey.set(w.keyColumn, (byValue = new Map()));
+  let byTouch = byValue.get(w.valueColumn);
+  if (!byTouch) byValue.set(w.valueColumn, (byTouch = new Map()));
+  let shape = byTouch.get(touch);
+  if (shape === undefined) byTouch.set(touch, (shape = `+${w.table}|${w.keyColumn}|${w.valueColumn}|${touch}`));
+  return shape;
+}
+
+/** An upsert's parts (add to running totals, returning them), made once per statement shape. */
+const addParts = new Map<string, StatementParts>();
+function addPartsOf(shape: string, w: AddToTotals): StatementParts {
+  let parts = addParts.get(shape);
+  if (parts === undefined) {
+    if (addParts.size >= 200) addParts.clear();
+    const cols = w.touchColumn ? [w.keyColumn, w.valueColumn, w.touchColumn] : [w.keyColumn, w.valueColumn];
+    const touch = w.touchColumn ? `, ${w.touchColumn} = excluded.${w.touchColumn}` : '';
+    parts = {
+      head: `insert into ${w.table} (${cols.join(',')})`,
+      width: cols.length,
+      tail:
+        ` on conflict (${w.keyColumn}) do update set ${w.valueColumn} = ${w.table}.${w.valueColumn} + excluded.${w.valueColumn}${touch}` +
+        ` returning ${w.keyColumn} as k, ${w.valueColumn} as v`,
+    };
+    addParts.set(shape, parts);
+  }
+  return parts;
+}
+
 /** Rows of `width` values as one parameter list, in one array of its final length (`flat` grew it). */
 export function flatRows(rows: readonly unknown[][], width: number): unknown[] {
   const params = new Array<unknown>(rows.length * width);
@@ -151,7 +186,7 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
       if (seen) for (const r of w.rows) seen.rows.push(r);
       else inserts.set(id, { w, rows: w.rows.slice() });
     } else {
-      const id = `+${w.table}|${w.keyColumn}|${w.valueColumn}|${w.touchColumn ?? ''}`;
+      const id = addShape(w);
       let seen = adds.get(id);
       if (!seen) adds.set(id, (seen = { w, sums: new Map<string, number>(), hooks: new Map() }));
       for (const k of w.keys) seen.sums.set(k, (seen.sums.get(k) ?? 0) + w.amount);
@@ -168,18 +203,13 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
     for (const rows of slices(all)) out.push({ sql: valuesSql(shape, parts, rows.length), params: flatRows(rows, parts.width) });
   }
   for (const [shape, { w, sums, hooks }] of adds) {
-    const cols = w.touchColumn ? [w.keyColumn, w.valueColumn, w.touchColumn] : [w.keyColumn, w.valueColumn];
-    const head = `insert into ${w.table} (${cols.join(',')})`;
-    const touch = w.touchColumn ? `, ${w.touchColumn} = excluded.${w.touchColumn}` : '';
-    const tail =
-      ` on conflict (${w.keyColumn}) do update set ${w.valueColumn} = ${w.table}.${w.valueColumn} + excluded.${w.valueColumn}${touch}` +
-      ` returning ${w.keyColumn} as k, ${w.valueColumn} as v`;
+    const statement = addPartsOf(shape, w);
     const parts = slices([...sums]);
     // Every slice's returned totals, handed to the hooks once the last slice's rows are in.
     const after = new Map<string, number>();
     parts.forEach((part, i) =>
       out.push({
-        sql: valuesSql(shape, { head, width: cols.length, tail }, part.length),
+        sql: valuesSql(shape, statement, part.length),
         params: part.flatMap(([k, v]) => (w.touchColumn ? [k, v, w.now] : [k, v])),
         returning: true,
         deliver: (rows) => {

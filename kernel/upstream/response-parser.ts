@@ -27,6 +27,12 @@ const firstWins = new Set(['age', 'authorization', 'content-length', 'content-ty
 const statusLine = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: |$)/;
 
 /** A header name or token as RFC 9110 defines it (the reply's names here, the request's in the pool). */
+/** Where the line starting at `at` ends (its CR LF, or the text's end). */
+function lineEnd(text: string, at: number): number {
+  const end = text.indexOf('\r\n', at);
+  return end < 0 ? text.length : end;
+}
+
 export const httpToken = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** A reply that is not HTTP/1.1: its `code` names the fault as llhttp's do (transportFailureOf: 'reset'). */
@@ -157,19 +163,21 @@ export class ResponseParser {
   }
 
   private head(text: string): void {
-    const lines = text.split('\r\n');
-    const status = statusLine.exec(lines[0]!);
+    // Line by line with indexOf rather than split: no array of lines per reply.
+    const first = lineEnd(text, 0);
+    const status = statusLine.exec(text.slice(0, first));
     if (!status) throw parseError('HPE_INVALID_CONSTANT', 'not an HTTP/1.x status line');
     const statusCode = Number(status[2]);
     const headers: IncomingHttpHeaders = {};
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const colon = line.indexOf(':');
-      const name = colon > 0 ? line.slice(0, colon) : '';
+    for (let at = first + 2; at < text.length; ) {
+      const end = lineEnd(text, at);
+      const colon = text.indexOf(':', at);
+      const name = colon > at && colon < end ? text.slice(at, colon) : '';
       // No obsolete line folding (a line starting with whitespace), as llhttp refuses it.
       if (!httpToken.test(name)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'invalid header line');
       const key = name.toLowerCase();
-      const value = line.slice(colon + 1).trim();
+      const value = text.slice(colon + 1, end).trim();
+      at = end + 2;
       const seen = headers[key];
       if (seen === undefined) headers[key] = key === 'set-cookie' ? [value] : value;
       else if (key === 'set-cookie') (seen as string[]).push(value);

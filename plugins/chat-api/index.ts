@@ -115,6 +115,8 @@ export default definePlugin({
       try {
         // The key is checked from the headers before the body is read: an unauthenticated request
         // is refused without buffering its body (the kernel drops the unread rest).
+        // Always awaited, even when the hooks ran synchronously: the parser then reads the rest of
+        // the packet, and a body that came with the head is whole when it is read (body.ts).
         await pipeline.run(rctx, 'receive', 'authenticate');
         // Parsed in the validate phase (body-parser.ts: large bodies on a worker thread).
         rctx.body = await rc.readBody();
@@ -141,7 +143,8 @@ export default definePlugin({
         renderError(rc.res, g, rctx.headers);
       } finally {
         // A failing settle hook must not stop the others, nor go unseen.
-        await pipeline.settle(rctx, settleFailed(ctx.log, rc.id));
+        const settling = pipeline.settle(rctx, settleFailed(ctx.log, rc.id));
+        if (settling) await settling;
       }
     });
   },
