@@ -175,7 +175,9 @@ export class BodyReader {
       earlier.mine = 0;
     } else res.on('close', releaseHeld);
     if (known && !r.take(declared)) return Promise.reject(noRoom());
-    // The whole body is already here (the parser read it with the head): taken in one read.
+    // The whole body is already here (a route that read it after waiting for something else):
+    // taken in one read. A route that reads at once finds the body still to come, even when it
+    // came in the head's packet: node runs the route's first microtasks before it parses on.
     if (req.complete && req.readableFlowing !== true) {
       const size = req.readableLength;
       if (size > maxBytes) return Promise.reject(tooLarge(maxBytes));

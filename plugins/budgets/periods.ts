@@ -62,6 +62,21 @@ function computeKey(period: Period, t: number): string {
 
 /** When the period containing `t` ends (exclusive), or null for lifetime. */
 export function periodEnd(period: Period, t: number): number | null {
+  if (period === 'lifetime') return null;
+  // Every end depends only on the UTC day of `t`: worked out once a day (a Date per call was
+  // garbage on every hold and settle).
+  const day = Math.floor(t / DAY);
+  if (day !== endsDay) {
+    ends = { day: computeEnd('day', t)!, week: computeEnd('week', t)!, month: computeEnd('month', t)! };
+    endsDay = day;
+  }
+  return ends[period];
+}
+
+let endsDay = Number.NaN;
+let ends: Record<Exclude<Period, 'lifetime'>, number> = { day: 0, week: 0, month: 0 };
+
+function computeEnd(period: Period, t: number): number | null {
   const d = new Date(t);
   switch (period) {
     case 'day':

@@ -122,7 +122,18 @@ export function decodeTrack(member: string): TrackedHold | null {
  * cache lost is reported (`mustExist`) and seeded fresh less `delta`, so the move lands on the truth.
  */
 export function moveLines(keys: TrackedHold['k'], delta: number, t: number, graceMs: number): AdjustLine[] {
-  return keys.map(([total, period]) => ({ key: counterKey(total), delta, ttlMs: counterTtlMs(period, t, graceMs), mustExist: true }));
+  const counters = counterKeysOf(keys);
+  const lines = new Array<AdjustLine>(keys.length);
+  for (let i = 0; i < keys.length; i++) lines[i] = { key: counters[i]!, delta, ttlMs: counterTtlMs(keys[i]![1], t, graceMs), mustExist: true };
+  return lines;
+}
+
+/** The counter keys of a hold's totals list, made once per list (most holds share a day's list: heldTotals). */
+const counterKeys = new WeakMap<TrackedHold['k'], string[]>();
+function counterKeysOf(keys: TrackedHold['k']): string[] {
+  let c = counterKeys.get(keys);
+  if (c === undefined) counterKeys.set(keys, (c = keys.map(([total]) => counterKey(total))));
+  return c;
 }
 
 /** How seeds.ts seeds the move lines of a hold (aligned with `moveLines`). */
