@@ -2,6 +2,9 @@ import type { ProviderSettings } from '../contracts/provider.js';
 import type { UpstreamBody } from './connection.js';
 import { UpstreamPool } from './pool.js';
 
+/** Listener options made once (an object literal in the call is a new object each time). */
+const once = { once: true } as const;
+
 export type { UpstreamBody } from './connection.js';
 
 /**
@@ -53,7 +56,7 @@ export class CallDeadline implements CallSignal {
   follow(signal: AbortSignal): CallSignal {
     if (signal.aborted) this.end(signal.reason);
     else {
-      signal.addEventListener('abort', this.onParentAbort, { once: true });
+      signal.addEventListener('abort', this.onParentAbort, once);
       this.parent = signal;
     }
     return this;

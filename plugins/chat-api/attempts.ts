@@ -66,7 +66,9 @@ export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: Abor
       if (signal.aborted) throw signal.reason;
       const attemptStartedAt = performance.now();
       state.model = model;
-      const call: UpstreamCall = { model, request: { ...chat, maxTokens }, signal, onMalformed: () => onMalformed(ctx, env) };
+      // The request as it is when it already names its max tokens (adapters never change it).
+      const request: UpstreamCall['request'] = chat.maxTokens === maxTokens ? (chat as UpstreamCall['request']) : { ...chat, maxTokens };
+      const call: UpstreamCall = { model, request, signal, onMalformed: () => onMalformed(ctx, env) };
       if (model.deadlines) call.deadlines = model.deadlines;
       try {
         // Each model call through it gets its attempt record, the hold's output rules and its charge.

@@ -1,6 +1,9 @@
 import { GatewayError, sumUsage, type RequestContext } from '../../kernel/index.js';
 import { attempt, type AttemptEnv } from './attempts.js';
 
+/** Listener options made once (an object literal in the call is a new object each time). */
+const once = { once: true } as const;
+
 declare module '../../kernel/index.js' {
   interface LogEvents {
     'upstream.malformed_event': { request_id: string; provider: string };
@@ -30,7 +33,7 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
     upstream.abort(new GatewayError('internal_error', 'The client closed the connection.'));
   };
   const onExpired = (): void => upstream.abort(new GatewayError('server_shutting_down', 'The service is restarting.'));
-  ctx.signal.addEventListener('abort', onClientGone, { once: true });
+  ctx.signal.addEventListener('abort', onClientGone, once);
   const expirySlot = deps.lifecycle.expiry.add(onExpired);
   ctx.onStop = (reason) => upstream.abort(reason);
   if (ctx.signal.aborted) onClientGone();
