@@ -39,7 +39,8 @@ export class Pipeline {
    *
    * Runs synchronously until a hook returns a promise, and returns the compensations themselves
    * when none did: most hooks are synchronous, and an async function here cost its promise and
-   * suspended frame on every call, three calls a request (callers `await` either way).
+   * suspended frame on every call, three calls a request. A caller awaits what it returns when
+   * it is a promise; a failure is always a rejected promise, never a synchronous throw.
    */
   run(ctx: RequestContext, from: PhaseName, to: PhaseName, undo: Compensation[] = []): Compensation[] | Promise<Compensation[]> {
     const end = phaseNames.indexOf(to);
