@@ -208,6 +208,8 @@ test('memory, message size, time and a busy sandbox give the model error results
     ['b1', 'This tool cannot be used right now: the sandbox that runs command-line tools is busy. Try again later.'],
     ['h1', 'The tool did not answer in time.'],
   ]);
+  // The sandbox logs a call's end after it answered svc, through a pipe: wait for the line.
+  for (let i = 0; i < 50 && !callEnds().includes('time_limit'); i++) await new Promise((r) => setTimeout(r, 100));
   assert.ok(callEnds().includes('time_limit'));
 });
 
