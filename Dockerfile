@@ -51,4 +51,4 @@ STOPSIGNAL SIGTERM
 # Node flags and the allocator's setting: kernel/lifecycle/node-flags.ts says why (the same as
 # `npm start` and the bench; `svc serve` would otherwise restart itself once to apply them).
 ENV MALLOC_MMAP_THRESHOLD_=131072
-CMD ["node", "--max-semi-space-size=32", "--min-semi-space-size=32", "dist/bin/svc.js", "serve"]
+CMD ["node", "--max-semi-space-size=32", "--min-semi-space-size=32", "--no-allocation-site-pretenuring", "dist/bin/svc.js", "serve"]

@@ -15,13 +15,17 @@ import { smokeTest, startMockProcess, startSvcTarget } from './targets.js';
  *
  * Settings (environment): BENCH_PROFILE_SHAPE (embedded | scale-out), BENCH_PROFILE_TOP (30),
  * BENCH_ALLOC_INTERVAL (sampling interval in bytes, 4096), BENCH_ALLOC_PROMOTED=1 (count only what
- * outlived the young generation), BENCH_COMPARE_ROOT (another build).
+ * outlived the young generation), BENCH_COMPARE_ROOT (another build), BENCH_WARM_SCENARIOS (scenarios
+ * run first, BENCH_WARM_SECONDS each: a process that has served a saturation run keeps more, as the
+ * long-running process of `npm run bench` does).
  */
 const seconds = Number(process.env.BENCH_PROFILE_SECONDS || 8);
 const shape = process.env.BENCH_PROFILE_SHAPE === 'scale-out' ? 'scale-out' : 'embedded';
 const top = Number(process.env.BENCH_PROFILE_TOP || 30);
 const promoted = process.env.BENCH_ALLOC_PROMOTED === '1';
 const chosen = scenarios.filter((s) => (process.env.BENCH_SCENARIOS || 'latency-1c').split(',').includes(s.id));
+const warm = scenarios.filter((s) => (process.env.BENCH_WARM_SCENARIOS || '').split(',').includes(s.id));
+const warmSeconds = Number(process.env.BENCH_WARM_SECONDS || 10);
 
 /** Self bytes by function, and by the innermost frame of svc's own code (dist/) above each allocation. */
 function summarize(head: HeapNode): { total: number; self: Map<string, number>; owners: Map<string, number> } {
@@ -57,6 +61,7 @@ async function main(): Promise<void> {
     const samples: AllocationSample[] = [];
     try {
       await smokeTest(svc);
+      for (const s of warm) await measure(s, svc, warmSeconds, mock.child.pid);
       for (const s of chosen) await measure(s, svc, 2, mock.child.pid);
       for (const s of chosen) samples.push(await sampleAllocations(svc, s, seconds, mock.child.pid, promoted ? 'promoted' : 'allocated'));
     } finally {

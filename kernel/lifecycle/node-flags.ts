@@ -22,8 +22,16 @@ import { setFlagsFromString } from 'node:v8';
  * pages back before the service listens (idle RSS −40 MB), and the floor keeps the one collection
  * that does so from also shrinking it to 1 MB, which an A/B measured at +30 % CPU per request
  * under load (V8 grows it back only when much survives; bench/README.md "Idle memory").
+ *
+ * `--no-allocation-site-pretenuring`: under concurrency most of a request's objects are still in
+ * flight when a scavenge comes, so V8 finds their allocation sites' objects surviving and starts
+ * allocating them straight into the old generation ("pretenuring"), and keeps doing so after the
+ * load drops: a process that had served 64 connections then promoted 6.6–6.8 KB of every
+ * one-connection request into the old generation, where only a full collection frees it (a fresh
+ * process 1 KB). Without it: 0.58 KB, CPU a request at 64 connections −15 %, one-connection p99
+ * −33 %, peak RSS −19 MiB (A/B in one run, bench/README.md "Nineteenth look").
  */
-export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=32', '--min-semi-space-size=32'];
+export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=32', '--min-semi-space-size=32', '--no-allocation-site-pretenuring'];
 
 /**
  * V8 flags `svc serve` sets in its own process once it listens (`v8.setFlagsFromString`), not on

@@ -20,8 +20,10 @@ test.after(async () => {
 
 test('missingNodeFlags: a flag set on the command line or in NODE_OPTIONS (any value, _ or -) is not added again', () => {
   assert.equal(missingNodeFlags([]), [...serviceNodeFlags]);
-  assert.equal(missingNodeFlags(['--max-semi-space-size=16']), []);
-  assert.equal(missingNodeFlags(['--enable-source-maps'], '--max_semi_space_size=8 --trace-gc'), []);
+  assert.ok(serviceNodeFlags.includes('--no-allocation-site-pretenuring'));
+  assert.equal(missingNodeFlags(['--max-semi-space-size=16']), ['--no-allocation-site-pretenuring']);
+  assert.equal(missingNodeFlags(['--enable-source-maps'], '--max_semi_space_size=8 --trace-gc'), ['--no-allocation-site-pretenuring']);
+  assert.equal(missingNodeFlags(['--allocation-site-pretenuring', '--max-semi-space-size=16']), [], 'the operator turned pretenuring back on');
   assert.equal(missingNodeFlags(['--enable-source-maps'], ''), [...serviceNodeFlags]);
 });
 
