@@ -203,22 +203,26 @@ export class BodyReader {
     if (this.limits.minBytesPerSecond <= 0) return;
     r.slot = this.arriving.add(r);
     // A quarter window apart: each read is checked a window (up to a quarter more) after the last.
-    this.rateTimer ??= setInterval(() => this.checkRates(), Math.max(25, this.limits.rateWindowMs / 4)).unref();
+    this.rateTimer ??= setInterval(this.checkRates, Math.max(25, this.limits.rateWindowMs / 4)).unref();
   }
 
-  /** A read that ended leaves the rate check; the timer stops with the last one. */
+  /**
+   * A read that ended leaves the rate check. The timer stays until a tick finds no read left:
+   * stopping it with the last read started and stopped one for every request at one connection.
+   */
   unwatch(r: BodyRead): void {
     if (r.slot === -1) return;
     this.arriving.remove(r.slot, r);
     r.slot = -1;
-    if (this.arriving.size === 0 && this.rateTimer) {
-      clearInterval(this.rateTimer);
-      this.rateTimer = undefined;
-    }
   }
 
   /** Cuts each read that got less than the floor rate over the window since its last check. */
-  private checkRates(): void {
+  private readonly checkRates = (): void => {
+    if (this.arriving.size === 0) {
+      clearInterval(this.rateTimer);
+      this.rateTimer = undefined;
+      return;
+    }
     const { minBytesPerSecond, rateWindowMs } = this.limits;
     const now = performance.now();
     for (const r of this.arriving.values()) {
@@ -230,7 +234,7 @@ export class BodyReader {
         r.checkedAt = now;
       }
     }
-  }
+  };
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -20,20 +20,28 @@ export interface InsertRows {
 export interface TotalAfter { key: string; after: number; added: number }
 
 /**
- * `amount` added to each running total of `keys` (keyed by `keyColumn`; a total is created at the
- * amount when absent). Summed per key across the requests committed together: ONE upsert per
- * table, so a total shared by many requests is written once. Once committed, each distinct
- * `onTotals` function is called ONCE per group with every key staged with it: pass the same
- * function (and, when it repeats, the same `keys` array) from every request, and a group of a
- * hundred requests costs one call, not a hundred.
+ * A running-totals table: made ONCE by the plugin that owns it, and named by every write to it
+ * (writes to the same object merge; its statement texts are memoized on it).
  */
-export interface AddToTotals {
-  kind: 'add';
+export interface TotalsTable {
   table: string;
   keyColumn: string;
   valueColumn: string;
-  /** Set to `now` on every write (e.g. updated_at). */
+  /** Set to the write's `now` on every write (e.g. updated_at). */
   touchColumn?: string;
+}
+
+/**
+ * `amount` added to each running total of `keys` in `into` (a total is created at the amount
+ * when absent). Summed per key across the requests committed together: ONE upsert per table, so
+ * a total shared by many requests is written once. Once committed, each distinct `onTotals`
+ * function is called ONCE per group with every key staged with it: pass the same function (and,
+ * when it repeats, the same `keys` array) from every request, and a group of a hundred requests
+ * costs one call, not a hundred.
+ */
+export interface AddToTotals {
+  kind: 'add';
+  into: TotalsTable;
   now: number;
   keys: readonly string[];
   amount: number;
@@ -114,37 +122,22 @@ function insertPartsOf(shape: string, w: InsertRows): StatementParts {
   return parts;
 }
 
-/** An upsert's shape (table and columns) as one string, looked up by its parts rather than built per write. */
-const addShapes = new Map<string, Map<string, Map<string, Map<string, string>>>>();
-function addShape(w: AddToTotals): string {
-  const touch = w.touchColumn ?? '';
-  let byKey = addShapes.get(w.table);
-  if (!byKey) addShapes.set(w.table, (byKey = new Map()));
-  let byValue = byKey.get(w.keyColumn);
-  if (!byValue) byKey.set(w.keyColumn, (byValue = new Map()));
-  let byTouch = byValue.get(w.valueColumn);
-  if (!byTouch) byValue.set(w.valueColumn, (byTouch = new Map()));
-  let shape = byTouch.get(touch);
-  if (shape === undefined) byTouch.set(touch, (shape = `+${w.table}|${w.keyColumn}|${w.valueColumn}|${touch}`));
-  return shape;
-}
-
-/** An upsert's parts (add to running totals, returning them), made once per statement shape. */
-const addParts = new Map<string, StatementParts>();
-function addPartsOf(shape: string, w: AddToTotals): StatementParts {
-  let parts = addParts.get(shape);
+/** An upsert's parts (add to running totals, returning them) and its shape, made once per table object. */
+const addParts = new WeakMap<TotalsTable, StatementParts & { shape: string }>();
+function addPartsOf(t: TotalsTable): StatementParts & { shape: string } {
+  let parts = addParts.get(t);
   if (parts === undefined) {
-    if (addParts.size >= 200) addParts.clear();
-    const cols = w.touchColumn ? [w.keyColumn, w.valueColumn, w.touchColumn] : [w.keyColumn, w.valueColumn];
-    const touch = w.touchColumn ? `, ${w.touchColumn} = excluded.${w.touchColumn}` : '';
+    const cols = t.touchColumn ? [t.keyColumn, t.valueColumn, t.touchColumn] : [t.keyColumn, t.valueColumn];
+    const touch = t.touchColumn ? `, ${t.touchColumn} = excluded.${t.touchColumn}` : '';
     parts = {
-      head: `insert into ${w.table} (${cols.join(',')})`,
+      shape: `+${t.table}|${cols.join(',')}`,
+      head: `insert into ${t.table} (${cols.join(',')})`,
       width: cols.length,
       tail:
-        ` on conflict (${w.keyColumn}) do update set ${w.valueColumn} = ${w.table}.${w.valueColumn} + excluded.${w.valueColumn}${touch}` +
-        ` returning ${w.keyColumn} as k, ${w.valueColumn} as v`,
+        ` on conflict (${t.keyColumn}) do update set ${t.valueColumn} = ${t.table}.${t.valueColumn} + excluded.${t.valueColumn}${touch}` +
+        ` returning ${t.keyColumn} as k, ${t.valueColumn} as v`,
     };
-    addParts.set(shape, parts);
+    addParts.set(t, parts);
   }
   return parts;
 }
@@ -178,7 +171,7 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
   const slices = <T>(items: T[]): T[][] => (fixedTexts ? powerOfTwoSlices(items) : [items]);
   const inserts = new Map<string, { w: InsertRows; rows: unknown[][] }>();
   // Per table: the sums by key, and each hook with the key lists staged with it (by identity).
-  const adds = new Map<string, { w: AddToTotals; sums: Map<string, number>; hooks: Map<NonNullable<AddToTotals['onTotals']>, Set<readonly string[]>> }>();
+  const adds = new Map<TotalsTable, { w: AddToTotals; sums: Map<string, number>; hooks: Map<NonNullable<AddToTotals['onTotals']>, Set<readonly string[]>> }>();
   for (const w of writes) {
     if (w.kind === 'insert') {
       const id = insertShape(w);
@@ -186,9 +179,8 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
       if (seen) for (const r of w.rows) seen.rows.push(r);
       else inserts.set(id, { w, rows: w.rows.slice() });
     } else {
-      const id = addShape(w);
-      let seen = adds.get(id);
-      if (!seen) adds.set(id, (seen = { w, sums: new Map<string, number>(), hooks: new Map() }));
+      let seen = adds.get(w.into);
+      if (!seen) adds.set(w.into, (seen = { w, sums: new Map<string, number>(), hooks: new Map() }));
       for (const k of w.keys) seen.sums.set(k, (seen.sums.get(k) ?? 0) + w.amount);
       if (w.onTotals) {
         const lists = seen.hooks.get(w.onTotals);
@@ -202,15 +194,15 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
     const parts = insertPartsOf(shape, w);
     for (const rows of slices(all)) out.push({ sql: valuesSql(shape, parts, rows.length), params: flatRows(rows, parts.width) });
   }
-  for (const [shape, { w, sums, hooks }] of adds) {
-    const statement = addPartsOf(shape, w);
+  for (const [into, { w, sums, hooks }] of adds) {
+    const statement = addPartsOf(into);
     const parts = slices([...sums]);
     // Every slice's returned totals, handed to the hooks once the last slice's rows are in.
     const after = new Map<string, number>();
     parts.forEach((part, i) =>
       out.push({
-        sql: valuesSql(shape, statement, part.length),
-        params: part.flatMap(([k, v]) => (w.touchColumn ? [k, v, w.now] : [k, v])),
+        sql: valuesSql(statement.shape, statement, part.length),
+        params: part.flatMap(([k, v]) => (into.touchColumn ? [k, v, w.now] : [k, v])),
         returning: true,
         deliver: (rows) => {
           for (const r of rows) after.set(String(r.k), Number(r.v));

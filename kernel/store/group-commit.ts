@@ -5,7 +5,7 @@ import type { Store } from './orm.js';
 
 import { plan, type DurableWrite } from './durable-writes.js';
 
-export type { DurableWrite, InsertRows, AddToTotals, TotalAfter } from './durable-writes.js';
+export type { DurableWrite, InsertRows, AddToTotals, TotalAfter, TotalsTable } from './durable-writes.js';
 
 interface Waiting { writes: DurableWrite[]; done: () => void; fail: (err: unknown) => void }
 

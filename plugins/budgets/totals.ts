@@ -1,4 +1,4 @@
-import type { AddToTotals, Logger, Principal, Store, TotalAfter } from '../../kernel/index.js';
+import type { AddToTotals, Logger, Principal, Store, TotalAfter, TotalsTable } from '../../kernel/index.js';
 import { capScopeId, chargedTotalKeys, totalKey, type Cap } from './caps.js';
 
 /** A running total that crossed upward in a flush: its key, the amount before and after. */
@@ -7,6 +7,9 @@ export interface Written { key: string; before: number; after: number }
 const upsertTail =
   ' on conflict (total_key) do update set total_micro_usd = budget_totals.total_micro_usd + excluded.total_micro_usd, updated_at = excluded.updated_at' +
   ' returning total_key, total_micro_usd';
+
+/** The running totals of charges (one object: the group commit merges the writes that name it). */
+const budgetTotals: TotalsTable = { table: 'budget_totals', keyColumn: 'total_key', valueColumn: 'total_micro_usd', touchColumn: 'updated_at' };
 
 const errorCode = (err: unknown): string => String((err as { code?: string }).code ?? 'error');
 
@@ -68,10 +71,7 @@ export class Totals {
   stage(p: Pick<Principal, 'workspaceId' | 'personId' | 'keyId'>, charge: number, t: number): AddToTotals {
     return {
       kind: 'add',
-      table: 'budget_totals',
-      keyColumn: 'total_key',
-      valueColumn: 'total_micro_usd',
-      touchColumn: 'updated_at',
+      into: budgetTotals,
       now: t,
       keys: chargedTotalKeys(p, t),
       amount: charge,

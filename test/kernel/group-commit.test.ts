@@ -4,7 +4,7 @@ import { createBacking, MemorySink, type Backing } from '../support/harness.js';
 import { loadConfig } from '../../kernel/config/load.js';
 import { createLogger } from '../../kernel/log/logger.js';
 import { openStore, type Store } from '../../kernel/store/orm.js';
-import { GroupCommit, type DurableWrite } from '../../kernel/store/group-commit.js';
+import { GroupCommit, type DurableWrite, type TotalsTable } from '../../kernel/store/group-commit.js';
 import { powerOfTwoSlices } from '../../kernel/store/durable-writes.js';
 
 /** The durable commit of settle hooks (kernel/store/group-commit.ts), on the shape's real database. */
@@ -27,9 +27,10 @@ test.after(async () => {
   await backing.drop();
 });
 
+const gcTotals: TotalsTable = { table: 'gc_totals', keyColumn: 'k', valueColumn: 'v' };
 const usage = (id: string, cost: unknown): DurableWrite => ({ kind: 'insert', table: 'gc_usage', columns: ['id', 'cost'], rows: [[id, cost]] });
 const add = (amount: number, seen?: Array<Array<{ key: string; after: number; added: number }>>): DurableWrite => ({
-  kind: 'add', table: 'gc_totals', keyColumn: 'k', valueColumn: 'v', now: 0, keys: ['total'], amount, onTotals: seen ? (rows) => seen.push(rows) : undefined,
+  kind: 'add', into: gcTotals, now: 0, keys: ['total'], amount, onTotals: seen ? (rows) => seen.push(rows) : undefined,
 });
 
 test('requests settling together share one transaction; each statement gets its own rows', async () => {
@@ -44,7 +45,7 @@ test('a group larger than one statement slice: every request lands, every total 
   const ids = Array.from({ length: 37 }, (_, i) => `big${i}`);
   const seen = new Map<string, Array<{ key: string; after: number; added: number }>>();
   const own = (id: string, amount: number): DurableWrite => ({
-    kind: 'add', table: 'gc_totals', keyColumn: 'k', valueColumn: 'v', now: 0, keys: [`k-${id}`, 'shared'], amount, onTotals: (rows) => seen.set(id, rows),
+    kind: 'add', into: gcTotals, now: 0, keys: [`k-${id}`, 'shared'], amount, onTotals: (rows) => seen.set(id, rows),
   });
   await Promise.all(ids.map((id, i) => commits.commit([usage(id, i), own(id, i + 1)])));
   const sharedAfter = (37 * 38) / 2;
@@ -62,7 +63,7 @@ test('a group larger than one statement slice: every request lands, every total 
 test('with a commit delay, requests settling a moment apart share one transaction; idle() commits at once', async () => {
   const lingering = new GroupCommit(store, createLogger('info', logs), 10, 200, 60_000);
   const seen: Array<Array<{ key: string; after: number; added: number }>> = [];
-  const add = (amount: number): DurableWrite => ({ kind: 'add', table: 'gc_totals', keyColumn: 'k', valueColumn: 'v', now: 0, keys: ['linger'], amount, onTotals: (rows) => seen.push(rows) });
+  const add = (amount: number): DurableWrite => ({ kind: 'add', into: gcTotals, now: 0, keys: ['linger'], amount, onTotals: (rows) => seen.push(rows) });
   const first = lingering.commit([usage('d1', 1), add(2)]);
   await new Promise((r) => setTimeout(r, 20));
   const second = lingering.commit([usage('d2', 1), add(3)]);
@@ -78,7 +79,7 @@ test('a hook shared by the requests of a group is called once, with every key st
   const calls: Array<Array<{ key: string; after: number; added: number }>> = [];
   const hook = (rows: Array<{ key: string; after: number; added: number }>) => calls.push(rows);
   const shared = ['s1', 's2'];
-  const write = (keys: readonly string[], amount: number): DurableWrite => ({ kind: 'add', table: 'gc_totals', keyColumn: 'k', valueColumn: 'v', now: 0, keys, amount, onTotals: hook });
+  const write = (keys: readonly string[], amount: number): DurableWrite => ({ kind: 'add', into: gcTotals, now: 0, keys, amount, onTotals: hook });
   const lingering = new GroupCommit(store, createLogger('info', logs), 10, 200, 60_000);
   const all = [lingering.commit([write(shared, 1)]), lingering.commit([write(shared, 2)]), lingering.commit([write(['s3'], 4)])];
   await lingering.idle();
