@@ -29,7 +29,9 @@ import { setFlagsFromString } from 'node:v8';
  * load drops: a process that had served 64 connections then promoted 6.6–6.8 KB of every
  * one-connection request into the old generation, where only a full collection frees it (a fresh
  * process 1 KB). Without it: 0.58 KB, CPU a request at 64 connections −15 %, one-connection p99
- * −33 %, peak RSS −19 MiB (A/B in one run, bench/README.md "Nineteenth look").
+ * −33 %, peak RSS −19 MiB (A/B in one run, bench/README.md "Nineteenth look"). Node refuses it
+ * in NODE_OPTIONS, so an operator turns it back on with `--allocation-site-pretenuring` on the
+ * command line.
  */
 export const serviceNodeFlags: readonly string[] = ['--max-semi-space-size=32', '--min-semi-space-size=32', '--no-allocation-site-pretenuring'];
 
