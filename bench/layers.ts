@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sampleAllocations } from './alloc.js';
+import { sampleBoth } from './alloc.js';
 import { root } from './child.js';
 import { measure, scenarios, upstreamIds } from './scenarios.js';
 import { smokeTest, startBare, startMockProcess, startSvcTarget, type Target } from './targets.js';
@@ -40,8 +40,7 @@ export async function layerRow(t: Target, mockPid: number, name: string, seconds
   await smokeTest(t);
   // Longer than the main run's warm-up: a fresh process's code is not yet optimized (bench/README "Eleventh look").
   await measure(layerScenario, t, 4, mockPid);
-  const allocated = await sampleAllocations(t, layerScenario, seconds, mockPid, 'allocated');
-  const promoted = await sampleAllocations(t, layerScenario, seconds, mockPid, 'promoted');
+  const { allocated, promoted } = await sampleBoth(t, layerScenario, seconds, mockPid);
   process.stdout.write(`  ${name}: ${(allocated.bytesPerRequest / 1024).toFixed(1)} KB allocated, ${(promoted.bytesPerRequest / 1024).toFixed(2)} KB promoted\n`);
   return { name, allocatedBytes: allocated.bytesPerRequest, promotedBytes: promoted.bytesPerRequest };
 }

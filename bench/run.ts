@@ -7,7 +7,7 @@ import type { RunData } from './data.js';
 import { startPortkey } from './portkey.js';
 import { peakRssMb, rssMb } from './proc.js';
 import { burstBodies, burstMb, hostileBurst } from './burst.js';
-import { sampleAllocations } from './alloc.js';
+import { sampleBoth } from './alloc.js';
 import { fullLayerName, layerScenario, layersAlone, partialLayers } from './layers.js';
 import { markdown } from './report.js';
 import { sustainedRate } from './sustain.js';
@@ -114,8 +114,7 @@ async function allocationsOf(targets: Target[], mockPid: number): Promise<NonNul
   const out: NonNullable<RunData['allocations']> = {};
   for (const t of targets.filter((x) => x.allocFile)) {
     await measure(scenario, t, 1, mockPid);
-    const allocated = await sampleAllocations(t, scenario, allocSeconds, mockPid, 'allocated');
-    const promoted = await sampleAllocations(t, scenario, allocSeconds, mockPid, 'promoted');
+    const { allocated, promoted } = await sampleBoth(t, scenario, allocSeconds, mockPid);
     out[t.name] = { allocatedBytes: allocated.bytesPerRequest, promotedBytes: promoted.bytesPerRequest, scenario: scenario.id };
     log(`  ${t.name.padEnd(13)} allocated ${(allocated.bytesPerRequest / 1024).toFixed(1)} KB, promoted ${(promoted.bytesPerRequest / 1024).toFixed(2)} KB per request`);
   }
