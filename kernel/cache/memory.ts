@@ -90,6 +90,10 @@ export class MemoryCache implements CachePort {
   }
 
   async ttl(key: string): Promise<number> {
+    return this.ttlNow(key);
+  }
+
+  private ttlNow(key: string): number {
     const e = this.live(key);
     if (!e) return -2;
     return e.expiresAt === 0 ? -1 : e.expiresAt - this.now();
@@ -109,6 +113,10 @@ export class MemoryCache implements CachePort {
   }
 
   async reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult> {
+    return this.reserveNow(lines, track);
+  }
+
+  reserveNow(lines: ReserveLine[], track?: Tracked): ReserveResult {
     const now = this.now();
     this.sweep(now);
     if (track?.replaces !== undefined && !this.sets.get(track.key)?.has(track.replaces)) return { ok: false, index: -1, current: 0, ttlMs: -2, gone: true };
@@ -124,7 +132,7 @@ export class MemoryCache implements CachePort {
         current = value;
       }
     }
-    if (refused >= 0) return { ok: false, index: refused, current, ttlMs: await this.ttl(lines[refused]!.key) };
+    if (refused >= 0) return { ok: false, index: refused, current, ttlMs: this.ttlNow(lines[refused]!.key) };
     const values = new Array<number>(lines.length);
     for (let i = 0; i < lines.length; i++) values[i] = this.add(lines[i]!.key, lines[i]!.amount, lines[i]!.ttlMs, now);
     if (track?.replaces !== undefined) this.zset(track.key).delete(track.replaces);

@@ -102,6 +102,12 @@ export interface CachePort {
    */
   reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult>;
   /**
+   * `reserve`, answered at once: only an in-process cache has it (nothing to wait for, nothing to
+   * time out). Throws where `reserve` rejects. A budget hold on every request uses it when present,
+   * so the request's hold phase stays synchronous (no promise, no suspended frame).
+   */
+  reserveNow?(lines: ReserveLine[], track?: Tracked): ReserveResult;
+  /**
    * Adds every delta at once (and removes `untrack` from its set); returns the new values. With
    * `untrack.required`, nothing changes unless the member was still in its set, and the result is
    * empty then: a settle retried after a lost reply, or raced by a reaper, never moves twice.

@@ -56,12 +56,31 @@ export class Pipeline {
           ctx.phases?.record(i, t0, performance.now() - ctx.startedAt);
           return compensate(undo).then(() => Promise.reject(err));
         }
-        if (isThenable(result)) return this.resume(ctx, result, i, j, t0, end, undo);
+        if (isThenable(result)) return i === end && j === hooks.length - 1 ? this.last(ctx, result, i, t0, undo) : this.resume(ctx, result, i, j, t0, end, undo);
         if (typeof result === 'function') undo.push(result as Compensation);
       }
       ctx.phases?.record(i, t0, performance.now() - ctx.startedAt);
     }
     return undo;
+  }
+
+  /**
+   * The rest of `run` once the range's LAST hook returned a promise (dispatch, on every request):
+   * nothing runs after it, so two callbacks on its promise do what `resume`'s suspended frame
+   * (about 1.5 KB a request) did.
+   */
+  private last(ctx: RequestContext, pending: PromiseLike<unknown>, i: number, t0: number, undo: Compensation[]): Promise<Compensation[]> {
+    return Promise.resolve(pending).then(
+      (result) => {
+        ctx.phases?.record(i, t0, performance.now() - ctx.startedAt);
+        if (typeof result === 'function') undo.push(result as Compensation);
+        return undo;
+      },
+      (err: unknown) => {
+        ctx.phases?.record(i, t0, performance.now() - ctx.startedAt);
+        return compensate(undo).then(() => Promise.reject(err));
+      },
+    );
   }
 
   /** The rest of `run` once hook `j` of phase `i` returned a promise (`pending`). */

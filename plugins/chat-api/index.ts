@@ -120,7 +120,9 @@ export default definePlugin({
         if (authenticated instanceof Promise) await authenticated;
         // Parsed in the validate phase (body-parser.ts: large bodies on a worker thread).
         rctx.body = await rc.readBody();
-        await pipeline.run(rctx, 'validate', 'hold');
+        // With the in-process cache the hold answers at once (holds.ts), and so does this run.
+        const held = pipeline.run(rctx, 'validate', 'hold');
+        if (held instanceof Promise) await held;
         await pipeline.run(rctx, 'dispatch', 'dispatch');
       } catch (err) {
         const g = toGatewayError(err);

@@ -7,6 +7,10 @@ import * as assert from 'uvu/assert';
 import { MemoryCache } from '../../kernel/cache/memory.js';
 import { RedisCache } from '../../kernel/cache/redis.js';
 import { contract } from './cache-contract.js';
+import { CountersMissing } from '../../kernel/cache/port.js';
+import { guardCache } from '../../kernel/cache/guarded.js';
+import { Dependency } from '../../kernel/health/dependency.js';
+import { createLogger } from '../../kernel/log/logger.js';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -46,6 +50,7 @@ if (reachable) {
   console.warn(`cache.test: Redis at ${REDIS_URL} is unreachable; skipping the Redis half (CI=true makes this a failure)`);
 }
 failClosed();
+answeredAtOnce();
 
 /** Deletes every key under the prefix; SCAN so a shared Redis is never blocked. */
 async function dropPrefix(p: string): Promise<void> {
@@ -183,4 +188,32 @@ async function startProxy(port: number): Promise<{ port: number; stop(): Promise
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The in-process cache's `reserveNow` (a budget hold's synchronous path) answers as `reserve` does, at once. */
+function answeredAtOnce(): void {
+  const test = suite('cache: reserveNow (in-process)');
+  test('answers like reserve, synchronously; a missing counter throws; the guard passes it through for memory only', async () => {
+    const c = new MemoryCache();
+    const fitted = c.reserveNow([{ key: 'now:a', amount: 30, limit: 50, ttlMs: 60_000 }], { key: 'now:set', member: 'h1', score: 9 });
+    assert.equal(fitted, { ok: true, values: [30] });
+    const refused = c.reserveNow([{ key: 'now:a', amount: 30, limit: 50 }]);
+    assert.equal(refused.ok, false);
+    if (!refused.ok) {
+      assert.is(refused.index, 0);
+      assert.is(refused.current, 30);
+      assert.ok(refused.ttlMs > 59_000 && refused.ttlMs <= 60_000, `ttl ${refused.ttlMs}`);
+    }
+    assert.equal(await c.reserve([{ key: 'now:a', amount: 20, limit: 50 }]), { ok: true, values: [50] });
+    assert.equal(await c.members('now:set'), ['h1']);
+    assert.throws(() => c.reserveNow([{ key: 'now:gone', amount: 1, limit: 5, mustExist: true }]), (e: unknown) => e instanceof CountersMissing && e.lines.join() === '0');
+    const dep = new Dependency('cache', async () => undefined, createLogger('error', { write: () => undefined }), { deadlineMs: 1000, probeIntervalMs: 60_000, maxPending: 8 });
+    const guarded = guardCache(c, dep);
+    assert.equal(guarded.reserveNow?.([{ key: 'now:b', amount: 1, limit: 1 }]), { ok: true, values: [1] });
+    assert.is(dep.pendingCalls, 0);
+    // Redis has none (its answer is a round trip away), so its guarded port has none either.
+    assert.is('reserveNow' in RedisCache.prototype, false);
+    assert.is(guardCache({ ...guarded, reserveNow: undefined }, dep).reserveNow, undefined);
+  });
+  test.run();
 }

@@ -77,4 +77,36 @@ for (const when of ['synchronously', 'after a promise'] as const) {
   });
 }
 
+for (const outcome of ['resolves', 'rejects'] as const) {
+  test(`the range's last hook returns a promise that ${outcome}: its compensation joins (or every one runs), the phase is timed once`, async () => {
+    const p = new Pipeline();
+    const order: string[] = [];
+    p.add('admit', 'a', () => () => void order.push('undo admit'));
+    p.add('hold', 'b', async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      if (outcome === 'rejects') throw new Error('cache down');
+      order.push('held');
+      return () => void order.push('undo hold');
+    });
+    const { ctx, timed } = fakeContext();
+    const result = p.run(ctx, 'admit', 'hold');
+    assert.ok(result instanceof Promise);
+    assert.equal(timed, ['admit'], 'hold is timed when its promise settles');
+    if (outcome === 'resolves') {
+      const undo = await result;
+      assert.is(undo.length, 2);
+      undo[1]!();
+      assert.equal(order, ['held', 'undo hold']);
+    } else {
+      const err = await (result as Promise<unknown>).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.is((err as Error).message, 'cache down');
+      assert.equal(order, ['undo admit']);
+    }
+    assert.equal(timed, ['admit', 'hold']);
+  });
+}
+
 test.run();
