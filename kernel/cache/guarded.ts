@@ -25,6 +25,7 @@ export function guardCache(cache: CachePort, dep: Dependency): CachePort {
     reserve: (lines, track) => run(() => cache.reserve(lines, track)),
     // In-process: answered before any deadline could pass, so it runs outside the guard.
     ...(cache.reserveNow ? { reserveNow: cache.reserveNow.bind(cache) } : {}),
+    ...(cache.adjustNow ? { adjustNow: cache.adjustNow.bind(cache) } : {}),
     adjust: (lines, untrack) => run(() => cache.adjust(lines, untrack)),
     members: (key) => run(() => cache.members(key)),
     expired: (key, maxScore, limit) => run(() => cache.expired(key, maxScore, limit)),

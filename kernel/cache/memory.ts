@@ -141,6 +141,10 @@ export class MemoryCache implements CachePort {
   }
 
   async adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
+    return this.adjustNow(lines, untrack);
+  }
+
+  adjustNow(lines: AdjustLine[], untrack?: Untrack): number[] {
     if (untrack?.required && !this.sets.get(untrack.key)?.has(untrack.member)) return [];
     const now = this.now();
     this.present(lines, now);

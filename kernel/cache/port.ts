@@ -113,6 +113,8 @@ export interface CachePort {
    * empty then: a settle retried after a lost reply, or raced by a reaper, never moves twice.
    */
   adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]>;
+  /** `adjust`, answered at once (in-process cache only, as `reserveNow`): a settle's counter move. */
+  adjustNow?(lines: AdjustLine[], untrack?: Untrack): number[];
   /** Every member of a sorted set (empty when there is none); for rare paths, never per request. */
   members(key: string): Promise<string[]>;
   /**

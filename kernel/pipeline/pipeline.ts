@@ -195,7 +195,8 @@ export class Pipeline {
     // An index, not for-of: in an async function the iterator would be a heap object.
     for (let i = 0; i < (afterCommit?.length ?? 0); i++) {
       try {
-        await afterCommit![i]!();
+        const after = afterCommit![i]!();
+        if (after) await after;
       } catch (err) {
         onError('kernel', err);
       }

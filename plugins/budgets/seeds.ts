@@ -1,4 +1,4 @@
-import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine } from '../../kernel/index.js';
+import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine, type Untrack } from '../../kernel/index.js';
 import { decodeTrack, holdsSet, movesSeeded, type TrackedHold } from './reservation.js';
 import type { Totals } from './totals.js';
 
@@ -71,13 +71,21 @@ export class CounterSeeds {
    * replica, or the hold's own settle, got there first), so it is never moved twice. Settles and
    * the reaper both end holds through this.
    */
-  async moveHold(h: TrackedHold, member: string, lines: AdjustLine[]): Promise<number[]> {
+  moveHold(h: TrackedHold, member: string, lines: AdjustLine[]): number[] | Promise<number[]> {
     const track = { key: holdsSet, member, required: true };
-    try {
-      return await this.cache.adjust(lines, track);
-    } catch (err) {
-      return this.recover(err, lines, () => movesSeeded(h.k, lines[0]?.delta ?? 0), () => this.cache.adjust(lines, track), h.i);
+    // The in-process cache answers at once: the settle's move then needs no promise.
+    if (this.cache.adjustNow) {
+      try {
+        return this.cache.adjustNow(lines, track);
+      } catch (err) {
+        return this.recoverMove(err, h, lines, track);
+      }
     }
+    return this.cache.adjust(lines, track).then(undefined, (err: unknown) => this.recoverMove(err, h, lines, track));
+  }
+
+  private recoverMove(err: unknown, h: TrackedHold, lines: AdjustLine[], track: Untrack): Promise<number[]> {
+    return this.recover(err, lines, () => movesSeeded(h.k, lines[0]?.delta ?? 0), () => this.cache.adjust(lines, track), h.i);
   }
 
   /**

@@ -54,14 +54,20 @@ export class Settler {
     const lines = moveLines(h.k, charge - h.a, t, this.graceMs);
     if (charge > 0) rc.durable!.push(this.totals.stage({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t));
     rc.durable!.push({ kind: 'insert', table: 'budget_holds', columns: holdColumns, rows: [holdRow(h, charge, 'settled', t)], onConflict: settledWins });
-    rc.afterCommit!.push(async () => {
-      try {
-        await this.seeds.moveHold(h, l.member, lines);
-      } catch {
-        this.retry(h, lines, l.member);
-      }
-      this.live.all.delete(h.i);
-    });
+    rc.afterCommit!.push(() => this.moved(h, l.member, lines));
+  }
+
+  /** Once the request's commit landed: the counters move (synchronously with the in-process cache). */
+  private moved(h: TrackedHold, member: string, lines: AdjustLine[]): void | Promise<void> {
+    const moving = this.seeds.moveHold(h, member, lines);
+    if (!(moving instanceof Promise)) return void this.live.all.delete(h.i);
+    return moving.then(
+      () => void this.live.all.delete(h.i),
+      () => {
+        this.retry(h, lines, member);
+        this.live.all.delete(h.i);
+      },
+    );
   }
 
   /** `extra` lines (the rate-limit slot of an undone reservation) go in the same cache call. */

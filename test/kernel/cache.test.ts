@@ -192,8 +192,8 @@ async function startProxy(port: number): Promise<{ port: number; stop(): Promise
 
 /** The in-process cache's `reserveNow` (a budget hold's synchronous path) answers as `reserve` does, at once. */
 function answeredAtOnce(): void {
-  const test = suite('cache: reserveNow (in-process)');
-  test('answers like reserve, synchronously; a missing counter throws; the guard passes it through for memory only', async () => {
+  const test = suite('cache: reserveNow, adjustNow (in-process)');
+  test('reserveNow and adjustNow answer like reserve and adjust, synchronously; a missing counter throws; the guard passes it through for memory only', async () => {
     const c = new MemoryCache();
     const fitted = c.reserveNow([{ key: 'now:a', amount: 30, limit: 50, ttlMs: 60_000 }], { key: 'now:set', member: 'h1', score: 9 });
     assert.equal(fitted, { ok: true, values: [30] });
@@ -207,13 +207,20 @@ function answeredAtOnce(): void {
     assert.equal(await c.reserve([{ key: 'now:a', amount: 20, limit: 50 }]), { ok: true, values: [50] });
     assert.equal(await c.members('now:set'), ['h1']);
     assert.throws(() => c.reserveNow([{ key: 'now:gone', amount: 1, limit: 5, mustExist: true }]), (e: unknown) => e instanceof CountersMissing && e.lines.join() === '0');
+    // adjustNow: moves at once; with a required untrack it moves only while the member is there.
+    assert.equal(c.adjustNow([{ key: 'now:a', delta: -20 }], { key: 'now:set', member: 'h1', required: true }), [30]);
+    assert.equal(c.adjustNow([{ key: 'now:a', delta: -20 }], { key: 'now:set', member: 'h1', required: true }), [], 'never moved twice');
+    assert.equal(await c.members('now:set'), []);
+    assert.throws(() => c.adjustNow([{ key: 'now:gone', delta: 1, mustExist: true }]), (e: unknown) => e instanceof CountersMissing);
     const dep = new Dependency('cache', async () => undefined, createLogger('error', { write: () => undefined }), { deadlineMs: 1000, probeIntervalMs: 60_000, maxPending: 8 });
     const guarded = guardCache(c, dep);
     assert.equal(guarded.reserveNow?.([{ key: 'now:b', amount: 1, limit: 1 }]), { ok: true, values: [1] });
+    assert.equal(guarded.adjustNow?.([{ key: 'now:b', delta: -1 }]), [0]);
     assert.is(dep.pendingCalls, 0);
     // Redis has none (its answer is a round trip away), so its guarded port has none either.
-    assert.is('reserveNow' in RedisCache.prototype, false);
-    assert.is(guardCache({ ...guarded, reserveNow: undefined }, dep).reserveNow, undefined);
+    assert.is('reserveNow' in RedisCache.prototype || 'adjustNow' in RedisCache.prototype, false);
+    const remote = guardCache({ ...guarded, reserveNow: undefined, adjustNow: undefined }, dep);
+    assert.is(remote.reserveNow ?? remote.adjustNow, undefined);
   });
   test.run();
 }
