@@ -64,7 +64,9 @@ export default definePlugin({
       enabledRoutes: (workspaceId) => enabledRoutes(sync.current, workspaceId).map((r) => ({ name: r.name, description: r.description })),
     });
     const thresholds = { confidenceThreshold: cfg.confidenceThreshold, margin: cfg.margin, minChars: cfg.minChars };
-    ctx.hook('select', (rc) => selectRouted(rc, { catalog, snapshot: () => sync.current, classifier, thresholds, conversations: () => ctx.optional(ConversationsToken), recent }));
+    // Made once: an object and two closures per request otherwise.
+    const selectDeps = { catalog, snapshot: () => sync.current, classifier, thresholds, conversations: () => ctx.optional(ConversationsToken), recent };
+    ctx.hook('select', (rc) => selectRouted(rc, selectDeps));
     // Not critical: without the classifier chat still works and `auto` goes to the default (SPEC.md Health status).
     // ok exactly when a decision can be made (loaded and answering).
     ctx.health('classifier', async () => (classifier.state === 'ready' ? undefined : 'unavailable'), { critical: false });

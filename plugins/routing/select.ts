@@ -85,8 +85,9 @@ export async function decideAuto(text: string, settings: WorkspaceRouting, route
  * The select phase for `route/<name>` and `auto` (explicit models are chat-api's). A disabled or
  * unknown route is 404 model_not_found, as if it did not exist.
  */
-export async function selectRouted(rc: RequestContext, deps: SelectDeps): Promise<void> {
+export function selectRouted(rc: RequestContext, deps: SelectDeps): void | Promise<void> {
   const name = rc.state.chat!.model;
+  // An explicit model (most requests) is chat-api's: no promise, so the pipeline stays synchronous.
   if (rc.state.candidates.length > 0 || (name !== 'auto' && !name.startsWith('route/'))) return;
   const workspaceId = rc.state.principal!.workspaceId;
   const snap = deps.snapshot();
@@ -97,6 +98,11 @@ export async function selectRouted(rc: RequestContext, deps: SelectDeps): Promis
     apply(rc, { rule: 'explicit', route: route.name, reason: null, confidence: null }, callable(deps.catalog, workspaceId, [route.model, ...route.fallbacks], name), false);
     return;
   }
+  return selectAuto(rc, deps, workspaceId, snap, routes);
+}
+
+/** `auto`: a conversation's kept decision, or the rules and the classifier. */
+async function selectAuto(rc: RequestContext, deps: SelectDeps, workspaceId: string, snap: ReturnType<SelectDeps['snapshot']>, routes: Route[]): Promise<void> {
   const settings = snap.settings.get(workspaceId) ?? noSettings;
   const conversation = rc.state.conversation;
   // A pinned model is for the whole workspace: it outranks a conversation's earlier choice.
