@@ -1,7 +1,7 @@
 export { CallDeadline, readUpstreamText, type CallSignal, upstreamEndpoint, closeUpstream, startedWithFirst, type UpstreamBody, type UpstreamEndpoint } from './http.js';
 export { UpstreamPool, CONNECT_TIMEOUT, type UpstreamResponse, type UpstreamRequest } from './pool.js';
 export { serverSentEvents, type ServerSentEvent } from './sse.js';
-export { jsonBody } from './json-body.js';
+export { jsonBody, type JsonBody } from './json-body.js';
 export {
   upstreamUnavailable,
   vendorUnavailable,

@@ -18,10 +18,20 @@ const sliceChars = 512 * 1024;
  *
  * @example
  * const { body, length } = await jsonBody(request); // pool.request({ body, headers: { 'content-length': String(length) } })
+ *
+ * Nearly every body has no big string: it is one plain JSON.stringify, returned at once (no
+ * promise, so a caller on every request can stay synchronous); the others come as a promise.
  */
-export async function jsonBody(value: unknown): Promise<{ body: string | Readable; length?: number }> {
-  // Nearly every body has no big string: one plain JSON.stringify, no replacer called per value.
-  if (!holdsBigString(value, 0)) return { body: JSON.stringify(value) };
+export function jsonBody(value: unknown): JsonBody | Promise<JsonBody> {
+  return holdsBigString(value, 0) ? slicedJsonBody(value) : { body: JSON.stringify(value) };
+}
+
+export interface JsonBody {
+  body: string | Readable;
+  length?: number;
+}
+
+async function slicedJsonBody(value: unknown): Promise<JsonBody> {
   const big: string[] = [];
   const tag = randomBytes(6).toString('hex');
   const text = JSON.stringify(value, (_key, v: unknown) => {

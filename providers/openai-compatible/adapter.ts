@@ -1,4 +1,4 @@
-import { closeUpstream, GatewayError, isGatewayError, jsonBody, malformedInARow, readUpstreamText, UpstreamPool, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter, type UpstreamBody, type UpstreamResponse, type CallSignal } from '../../kernel/index.js';
+import { closeUpstream, GatewayError, isGatewayError, jsonBody, malformedInARow, readUpstreamText, UpstreamPool, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter, type UpstreamBody, type UpstreamResponse, type CallSignal, type JsonBody } from '../../kernel/index.js';
 import type { ProviderCheckStatus, ProviderSettings, UpstreamCall, Usage } from '../../kernel/index.js';
 import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } from './transform.js';
 import { SseDecoder } from './sse.js';
@@ -69,13 +69,18 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     return this.settings.quirks?.error ? this.settings.quirks.error(status, headers, body, ctx) : fromVendorError(status, headers, body, ctx);
   }
 
-  private async post(value: unknown, stream: boolean, signal: CallSignal): Promise<UpstreamResponse> {
-    if (!this.pool) throw new Error('invalid provider address');
+  /** Not async: a body without big strings is encoded at once (json-body.ts), so no frame waits for it. */
+  private post(value: unknown, stream: boolean, signal: CallSignal): Promise<UpstreamResponse> {
+    if (!this.pool) return Promise.reject(new Error('invalid provider address'));
     // A large body (attachments) is encoded a slice at a time, off the event loop's long turns.
-    const { body, length } = await jsonBody(value);
+    const encoded = jsonBody(value);
+    return encoded instanceof Promise ? encoded.then((e) => this.send(e, stream, signal)) : this.send(encoded, stream, signal);
+  }
+
+  private send({ body, length }: JsonBody, stream: boolean, signal: CallSignal): Promise<UpstreamResponse> {
     const headers = this.headers(stream ? 'text/event-stream' : 'application/json', true);
     if (length !== undefined) headers['content-length'] = String(length);
-    return this.pool.request({ path: `${this.base}/chat/completions`, method: 'POST', headers, body, signal });
+    return this.pool!.request({ path: `${this.base}/chat/completions`, method: 'POST', headers, body, signal });
   }
 
   /** A thrown non-GatewayError as what it means: the client's own abort, or a provider failure. */

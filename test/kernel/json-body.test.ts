@@ -13,9 +13,11 @@ async function bytes(body: string | Readable): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-test('a small body stays one string', async () => {
+test('a small body stays one string, returned at once (no promise)', async () => {
   const v = { model: 'm', messages: [{ role: 'user', content: 'hi "there" \n' }] };
-  const r = await jsonBody(v);
+  const at = jsonBody(v);
+  assert.not.ok(at instanceof Promise, 'answered synchronously');
+  const r = await at;
   assert.is(r.body, JSON.stringify(v));
   assert.is(r.length, undefined);
 });
@@ -33,7 +35,9 @@ test('big strings (base64, escapes, non-Latin, a surrogate pair across a slice) 
       { role: 'user', content: 'small' },
     ],
   };
-  const r = await jsonBody(v);
+  const sliced = jsonBody(v);
+  assert.ok(sliced instanceof Promise, 'a big body is encoded over several turns');
+  const r = await sliced;
   const got = await bytes(r.body);
   const want = Buffer.from(JSON.stringify(v), 'utf8');
   assert.is(r.length, got.length, 'content-length is the bytes sent');
