@@ -16,8 +16,8 @@ export interface InsertRows {
   onConflict?: string;
 }
 
-/** A running total after a group's commit, and what the whole group added to it. */
-export interface TotalAfter { key: string; after: number; added: number }
+/** A running total before and after a group's commit (the difference is what the whole group added). */
+export interface TotalAfter { key: string; before: number; after: number }
 
 /**
  * A running-totals table: made ONCE by the plugin that owns it, and named by every write to it
@@ -63,13 +63,39 @@ export interface Planned extends WriteStatement {
 export function powerOfTwoSlices<T>(items: T[]): T[][] {
   const out: T[][] = [];
   let at = 0;
-  for (let size = 1 << 30; at < items.length; size >>= 1) {
-    while (items.length - at >= size) {
-      out.push(items.slice(at, at + size));
-      at += size;
-    }
-  }
+  for (const size of powerOfTwoSizes(items.length)) out.push(items.slice(at, (at += size)));
   return out;
+}
+
+/** The slice lengths `powerOfTwoSlices` cuts `count` items into (37 → 32, 4, 1). */
+export function powerOfTwoSizes(count: number): number[] {
+  const sizes: number[] = [];
+  for (let size = 1 << 30, left = count; left > 0; size >>= 1) if (left >= size) {
+    sizes.push(size);
+    left -= size;
+  }
+  return sizes;
+}
+
+/**
+ * A hook's rows: each key staged with it (in the order first staged) that the commit returned.
+ * One key list (every request of the group staged the same list, as budgets does) needs no set
+ * to merge lists: a key repeated within it is skipped by its first index.
+ */
+function totalsOf(lists: Set<readonly string[]>, sums: Map<string, number>, after: Map<string, number>): TotalAfter[] {
+  const rows: TotalAfter[] = [];
+  const add = (k: string): void => {
+    const a = after.get(k);
+    if (a !== undefined) rows.push({ key: k, before: a - sums.get(k)!, after: a });
+  };
+  if (lists.size === 1) {
+    for (const list of lists) for (let i = 0; i < list.length; i++) if (list.indexOf(list[i]!) === i) add(list[i]!);
+  } else {
+    const keys = new Set<string>();
+    for (const list of lists) for (const k of list) keys.add(k);
+    for (const k of keys) add(k);
+  }
+  return rows;
 }
 
 /** Column lists joined once per list (callers stage the same constant array on every request). */
@@ -142,11 +168,17 @@ function addPartsOf(t: TotalsTable): StatementParts & { shape: string } {
   return parts;
 }
 
-/** Rows of `width` values as one parameter list, in one array of its final length (`flat` grew it). */
-export function flatRows(rows: readonly unknown[][], width: number): unknown[] {
-  const params = new Array<unknown>(rows.length * width);
+/**
+ * `count` rows of `rows` from `from` (all of them by default), `width` values each, as one
+ * parameter list in one array of its final length (`flat` grew it; slicing the rows first copied them).
+ */
+export function flatRows(rows: readonly unknown[][], width: number, from = 0, count = rows.length - from): unknown[] {
+  const params = new Array<unknown>(count * width);
   let at = 0;
-  for (const row of rows) for (let i = 0; i < width; i++) params[at++] = row[i];
+  for (let r = from; r < from + count; r++) {
+    const row = rows[r]!;
+    for (let i = 0; i < width; i++) params[at++] = row[i];
+  }
   return params;
 }
 
@@ -164,11 +196,10 @@ function insertShape(w: InsertRows): string {
 
 /**
  * The statements that commit `writes` (in order: inserts as first staged, then totals). With
- * `fixedTexts` (SQLite) each table's rows are split by `powerOfTwoSlices`; otherwise (PostgreSQL,
+ * `fixedTexts` (SQLite) each table's rows are split as `powerOfTwoSlices` would; otherwise (PostgreSQL,
  * where each statement is a round trip) a table gets one statement.
  */
 export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
-  const slices = <T>(items: T[]): T[][] => (fixedTexts ? powerOfTwoSlices(items) : [items]);
   const inserts = new Map<string, { w: InsertRows; rows: unknown[][] }>();
   // Per table: the sums by key, and each hook with the key lists staged with it (by identity).
   const adds = new Map<TotalsTable, { w: AddToTotals; sums: Map<string, number>; hooks: Map<NonNullable<AddToTotals['onTotals']>, Set<readonly string[]>> }>();
@@ -192,31 +223,37 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
   const out: Planned[] = [];
   for (const [shape, { w, rows: all }] of inserts) {
     const parts = insertPartsOf(shape, w);
-    for (const rows of slices(all)) out.push({ sql: valuesSql(shape, parts, rows.length), params: flatRows(rows, parts.width) });
+    let from = 0;
+    for (const size of fixedTexts ? powerOfTwoSizes(all.length) : [all.length]) {
+      out.push({ sql: valuesSql(shape, parts, size), params: flatRows(all, parts.width, from, size) });
+      from += size;
+    }
   }
   for (const [into, { w, sums, hooks }] of adds) {
     const statement = addPartsOf(into);
-    const parts = slices([...sums]);
+    const width = statement.width;
+    const sizes = fixedTexts ? powerOfTwoSizes(sums.size) : [sums.size];
     // Every slice's returned totals, handed to the hooks once the last slice's rows are in.
     const after = new Map<string, number>();
-    parts.forEach((part, i) =>
-      out.push({
-        sql: valuesSql(statement.shape, statement, part.length),
-        params: part.flatMap(([k, v]) => (into.touchColumn ? [k, v, w.now] : [k, v])),
-        returning: true,
-        deliver: (rows) => {
-          for (const r of rows) after.set(String(r.k), Number(r.v));
-          if (i < parts.length - 1) return;
-          for (const [hook, lists] of hooks) {
-            const keys = new Set<string>();
-            for (const list of lists) for (const k of list) keys.add(k);
-            const rows: TotalAfter[] = [];
-            for (const k of keys) if (after.has(k)) rows.push({ key: k, after: after.get(k)!, added: sums.get(k)! });
-            hook(rows);
-          }
-        },
-      }),
-    );
+    let slicesLeft = sizes.length;
+    const deliver = (rows: Rows): void => {
+      for (const r of rows) after.set(String(r.k), Number(r.v));
+      if (--slicesLeft > 0) return;
+      for (const [hook, lists] of hooks) hook(totalsOf(lists, sums, after));
+    };
+    // Each slice's parameters filled straight from the sums: no [key, sum] pair per total.
+    const paramLists = sizes.map((size) => new Array<unknown>(size * width));
+    let slice = 0;
+    let at = 0;
+    sums.forEach((v, k) => {
+      const params = paramLists[slice]!;
+      params[at] = k;
+      params[at + 1] = v;
+      if (into.touchColumn) params[at + 2] = w.now;
+      at += width;
+      if (at === params.length) (slice++, (at = 0));
+    });
+    for (let i = 0; i < sizes.length; i++) out.push({ sql: valuesSql(statement.shape, statement, sizes[i]!), params: paramLists[i]!, returning: true, deliver });
   }
   return out;
 }

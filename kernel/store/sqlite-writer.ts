@@ -20,6 +20,14 @@ function busy(err: unknown): boolean {
   return code === 5 || code === 6;
 }
 
+/** `bindable` applied to each value of `params`, in place (most values are bound as they are). */
+function bindInPlace(params: unknown[]): void {
+  for (let i = 0; i < params.length; i++) {
+    const v = params[i];
+    if (v === undefined || typeof v === 'boolean' || v instanceof Date) params[i] = bindable(v);
+  }
+}
+
 const stopped = (): Error => Object.assign(new Error('the store is closed'), { code: 'ERR_WRITER_STOPPED' });
 
 /**
@@ -59,9 +67,14 @@ export class SqliteWriter implements WriteBehind {
     }).then(() => undefined);
   }
 
+  /**
+   * `statements` in one transaction. Their `params` are bound in place (booleans, dates): the
+   * group commit plans fresh arrays for every attempt, and a copy of each list was most of what a
+   * group allocated here.
+   */
   commit(statements: WriteStatement[]): Promise<Rows[]> {
-    const tx = statements.map((s) => ({ sql: s.sql, params: s.params.map(bindable) as SQLInputValue[], returning: s.returning === true }));
-    return this.submit(() => this.transaction(tx));
+    for (const s of statements) bindInPlace(s.params);
+    return this.submit(() => this.transaction(statements));
   }
 
   /** Waits (up to 5 s) for what is queued, then closes; what is still queued then fails. */
@@ -116,15 +129,16 @@ export class SqliteWriter implements WriteBehind {
   };
 
   /** Runs `tx` in one write transaction; each statement's rows (empty unless `returning`). */
-  private transaction(tx: Array<{ sql: string; params: SQLInputValue[]; returning: boolean }>): Rows[] {
+  private transaction(tx: WriteStatement[]): Rows[] {
     this.db.exec('begin immediate');
     try {
       const out: Rows[] = new Array(tx.length);
       for (let i = 0; i < tx.length; i++) {
         const s = tx[i]!;
-        if (s.returning) out[i] = this.returned(this.statement(s.sql), s.params);
+        const params = s.params as SQLInputValue[];
+        if (s.returning === true) out[i] = this.returned(this.statement(s.sql), params);
         else {
-          this.statement(s.sql).run(...s.params);
+          this.statement(s.sql).run(...params);
           out[i] = [];
         }
       }

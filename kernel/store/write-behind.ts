@@ -14,7 +14,7 @@ export type Rows = Array<Record<string, unknown>>;
 export interface WriteBehind {
   /** One statement whose result nobody waits on before answering (batched inserts). */
   run(sql: string, params: unknown[]): Promise<void>;
-  /** `statements` in one transaction; resolves with each one's rows once committed. */
+  /** `statements` in one transaction; resolves with each one's rows once committed. Their params may be bound in place. */
   commit(statements: WriteStatement[]): Promise<Rows[]>;
   close(): Promise<void>;
 }

@@ -83,7 +83,7 @@ export class Totals {
   private readonly committed = (rows: TotalAfter[]): void => {
     // Never lower what is known: a refresh may already have seen this charge.
     for (const r of rows) this.known.set(r.key, Math.max(this.value(r.key), r.after));
-    this.onWritten(rows.map((r) => ({ key: r.key, before: r.after - r.added, after: r.after })));
+    this.onWritten(rows);
   };
 
   /** Reloads the current period's totals of every capped scope (plus charges not yet written). */

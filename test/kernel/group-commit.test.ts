@@ -5,7 +5,7 @@ import { loadConfig } from '../../kernel/config/load.js';
 import { createLogger } from '../../kernel/log/logger.js';
 import { openStore, type Store } from '../../kernel/store/orm.js';
 import { GroupCommit, type DurableWrite, type TotalsTable } from '../../kernel/store/group-commit.js';
-import { powerOfTwoSlices } from '../../kernel/store/durable-writes.js';
+import { flatRows, powerOfTwoSizes, powerOfTwoSlices } from '../../kernel/store/durable-writes.js';
 
 /** The durable commit of settle hooks (kernel/store/group-commit.ts), on the shape's real database. */
 const test = suite('kernel: group commit of money records');
@@ -29,21 +29,21 @@ test.after(async () => {
 
 const gcTotals: TotalsTable = { table: 'gc_totals', keyColumn: 'k', valueColumn: 'v' };
 const usage = (id: string, cost: unknown): DurableWrite => ({ kind: 'insert', table: 'gc_usage', columns: ['id', 'cost'], rows: [[id, cost]] });
-const add = (amount: number, seen?: Array<Array<{ key: string; after: number; added: number }>>): DurableWrite => ({
+const add = (amount: number, seen?: Array<Array<{ key: string; before: number; after: number }>>): DurableWrite => ({
   kind: 'add', into: gcTotals, now: 0, keys: ['total'], amount, onTotals: seen ? (rows) => seen.push(rows) : undefined,
 });
 
 test('requests settling together share one transaction; each statement gets its own rows', async () => {
-  const seen: Array<Array<{ key: string; after: number; added: number }>> = [];
+  const seen: Array<Array<{ key: string; before: number; after: number }>> = [];
   await commits.commit([usage('r0', 1), add(1, seen)]);
   // Three requests settling at once: one multi-row insert, one upsert with their sum.
   await Promise.all(['r1', 'r2', 'r3'].map((id) => commits.commit([usage(id, 5), add(5, seen)])));
-  assert.equal(seen, [[{ key: 'total', after: 1, added: 1 }], ...Array(3).fill([{ key: 'total', after: 16, added: 15 }])]);
+  assert.equal(seen, [[{ key: 'total', before: 0, after: 1 }], ...Array(3).fill([{ key: 'total', before: 1, after: 16 }])]);
 });
 
 test('a group larger than one statement slice: every request lands, every total reaches its own hook', async () => {
   const ids = Array.from({ length: 37 }, (_, i) => `big${i}`);
-  const seen = new Map<string, Array<{ key: string; after: number; added: number }>>();
+  const seen = new Map<string, Array<{ key: string; before: number; after: number }>>();
   const own = (id: string, amount: number): DurableWrite => ({
     kind: 'add', into: gcTotals, now: 0, keys: [`k-${id}`, 'shared'], amount, onTotals: (rows) => seen.set(id, rows),
   });
@@ -51,7 +51,7 @@ test('a group larger than one statement slice: every request lands, every total 
   const sharedAfter = (37 * 38) / 2;
   for (const [i, id] of ids.entries()) {
     const rows = seen.get(id)!;
-    assert.equal(rows.find((r) => r.key === `k-${id}`), { key: `k-${id}`, after: i + 1, added: i + 1 }, id);
+    assert.equal(rows.find((r) => r.key === `k-${id}`), { key: `k-${id}`, before: 0, after: i + 1 }, id);
     assert.is(rows.find((r) => r.key === 'shared')!.after <= sharedAfter, true);
   }
   const [u] = await store.execute<{ n: string | number }>("select count(*) as n from gc_usage where id like 'big%'");
@@ -62,7 +62,7 @@ test('a group larger than one statement slice: every request lands, every total 
 
 test('with a commit delay, requests settling a moment apart share one transaction; idle() commits at once', async () => {
   const lingering = new GroupCommit(store, createLogger('info', logs), 10, 200, 60_000);
-  const seen: Array<Array<{ key: string; after: number; added: number }>> = [];
+  const seen: Array<Array<{ key: string; before: number; after: number }>> = [];
   const add = (amount: number): DurableWrite => ({ kind: 'add', into: gcTotals, now: 0, keys: ['linger'], amount, onTotals: (rows) => seen.push(rows) });
   const first = lingering.commit([usage('d1', 1), add(2)]);
   await new Promise((r) => setTimeout(r, 20));
@@ -72,19 +72,33 @@ test('with a commit delay, requests settling a moment apart share one transactio
   await Promise.all([first, second]);
   assert.is(seen.length, 2);
   assert.is(seen[0]![0]!.after, seen[1]![0]!.after, 'one upsert: both see the same total');
-  assert.equal(seen[0], [{ key: 'linger', after: 5, added: 5 }]);
+  assert.equal(seen[0], [{ key: 'linger', before: 0, after: 5 }]);
 });
 
 test('a hook shared by the requests of a group is called once, with every key staged with it', async () => {
-  const calls: Array<Array<{ key: string; after: number; added: number }>> = [];
-  const hook = (rows: Array<{ key: string; after: number; added: number }>) => calls.push(rows);
+  const calls: Array<Array<{ key: string; before: number; after: number }>> = [];
+  const hook = (rows: Array<{ key: string; before: number; after: number }>) => calls.push(rows);
   const shared = ['s1', 's2'];
   const write = (keys: readonly string[], amount: number): DurableWrite => ({ kind: 'add', into: gcTotals, now: 0, keys, amount, onTotals: hook });
   const lingering = new GroupCommit(store, createLogger('info', logs), 10, 200, 60_000);
   const all = [lingering.commit([write(shared, 1)]), lingering.commit([write(shared, 2)]), lingering.commit([write(['s3'], 4)])];
   await lingering.idle();
   await Promise.all(all);
-  assert.equal(calls, [[{ key: 's1', after: 3, added: 3 }, { key: 's2', after: 3, added: 3 }, { key: 's3', after: 4, added: 4 }]]);
+  assert.equal(calls, [[{ key: 's1', before: 0, after: 3 }, { key: 's2', before: 0, after: 3 }, { key: 's3', before: 0, after: 4 }]]);
+});
+
+test('a key repeated in one staged list reaches its hook once', async () => {
+  const calls: Array<Array<{ key: string; before: number; after: number }>> = [];
+  await commits.commit([{ kind: 'add', into: gcTotals, now: 0, keys: ['rep1', 'rep2', 'rep1'], amount: 1, onTotals: (rows) => calls.push(rows) }]);
+  assert.equal(calls, [[{ key: 'rep1', before: 0, after: 2 }, { key: 'rep2', before: 0, after: 1 }]]);
+});
+
+test('powerOfTwoSizes and flatRows: the slices a group is cut into, flattened from an offset', () => {
+  assert.equal(powerOfTwoSizes(37), [32, 4, 1]);
+  assert.equal(powerOfTwoSizes(0), []);
+  assert.equal(powerOfTwoSizes(64), [64]);
+  assert.equal(flatRows([[1, 2], [3, 4], [5, 6]], 2, 1, 2), [3, 4, 5, 6]);
+  assert.equal(flatRows([[1, 2, 'x'], [3, 4, 'y']], 2), [1, 2, 3, 4]);
 });
 
 test('powerOfTwoSlices: binary decomposition, order kept', () => {
@@ -110,7 +124,7 @@ test('a statement no retry can fix fails its request only, and is logged without
 });
 
 test("one request's writes land together or not at all (PostgreSQL: one statement of CTEs; SQLite: one transaction)", async () => {
-  const seen: Array<Array<{ key: string; after: number; added: number }>> = [];
+  const seen: Array<Array<{ key: string; before: number; after: number }>> = [];
   const broken: DurableWrite = { kind: 'insert', table: 'gc_totals', columns: ['k', 'v'], rows: [['atom-total', null]] };
   const r = await commits.commit([usage('atom1', 3), add(3, seen), broken]).then(() => 'committed', () => 'failed');
   assert.is(r, 'failed');

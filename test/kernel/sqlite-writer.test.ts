@@ -79,6 +79,11 @@ test('one transaction: each statement gets its own rows as plain objects; a fail
   const err = await writer.commit([{ sql: 'insert into t (v) values (?)', params: ['z'] }, { sql: 'insert into t (v) values (?)', params: [null] }]).then(() => null, (e: Error) => e);
   assert.match(String(err?.message), /NOT NULL/);
   assert.equal(values(), ['x', 'y']);
+  // Booleans, dates and undefined are bound as both drivers bind them (1/0, ISO text, null), in the given list.
+  const params: unknown[] = [true, new Date(0), false];
+  const [bound] = await writer.commit([{ sql: 'select ? as a, ? as b, ? as c', params, returning: true }]);
+  assert.equal(bound, [{ a: 1, b: '1970-01-01T00:00:00.000Z', c: 0 }]);
+  assert.equal(params, [1, '1970-01-01T00:00:00.000Z', 0]);
   await writer.close();
 });
 
