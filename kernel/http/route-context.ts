@@ -15,16 +15,34 @@ import type { RouteContext } from './route.js';
  */
 export class HttpRouteContext implements RouteContext {
   private parsedQuery: URLSearchParams | undefined;
+  private controller: AbortController | undefined = undefined;
+  clientGone = false;
+  onClientGone: (() => void) | undefined = undefined;
 
   constructor(
     readonly id: string,
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly params: Record<string, string>,
-    readonly signal: AbortSignal,
     private readonly bodies: BodyReader,
     private readonly proxies: ProxyTrust,
   ) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.clientGone) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  /** The front saw the response close before it finished: the client went away. */
+  left(): void {
+    if (this.clientGone) return;
+    this.clientGone = true;
+    this.onClientGone?.();
+    this.controller?.abort();
+  }
 
   get query(): URLSearchParams {
     return (this.parsedQuery ??= new URL(this.req.url ?? '/', 'http://local').searchParams);

@@ -40,7 +40,7 @@ function discardRest(this: ServerResponse): void {
 
 /** Set on a response by `route`: its controller, aborted when the client leaves before the reply finished. */
 const clientGone = Symbol('svc.clientGone');
-type Watched = ServerResponse & { [clientGone]?: AbortController };
+type Watched = ServerResponse & { [clientGone]?: HttpRouteContext };
 
 /** Whether the path (before `?`) is valid percent-encoding of UTF-8, as tinyhttp decodes path parameters. */
 function decodablePath(url: string, q: number): boolean {
@@ -113,7 +113,7 @@ export class HttpFront {
   /** A response's end: the client gone before it finished aborts its route's signal; the count in flight drops. */
   private readonly responseClosed = ((front: HttpFront) =>
     function (this: Watched): void {
-      if (!this.writableFinished) this[clientGone]?.abort();
+      if (!this.writableFinished) this[clientGone]?.left();
       front.inFlight--;
       if (front.inFlight === 0) for (const wake of front.idleWaiters.splice(0)) wake();
     })(this);
@@ -158,9 +158,8 @@ export class HttpFront {
   /** Adds a route whose handler gets a RouteContext; anything it throws is rendered as an error. */
   route(method: HttpMethod, path: string, handler: RouteHandler): void {
     const run = async (req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<void> => {
-      const controller = new AbortController();
-      (res as Watched)[clientGone] = controller;
-      const rc = new HttpRouteContext(requestIdOf(req), req, res, params, controller.signal, this.bodies, this.proxies);
+      const rc = new HttpRouteContext(requestIdOf(req), req, res, params, this.bodies, this.proxies);
+      (res as Watched)[clientGone] = rc;
       try {
         await handler(rc);
       } catch (err) {

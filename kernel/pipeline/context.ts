@@ -18,8 +18,12 @@ export interface RequestContext {
   readonly res: ServerResponse;
   /** The client's IP address (see RouteContext.clientAddress). */
   readonly clientAddress: string;
-  /** Aborted when the client goes away or the service stops the request. */
+  /** Aborted when the client goes away (the route's signal, made when first asked for: RouteContext.signal). */
   readonly signal: AbortSignal;
+  /** The client went away before its response finished. */
+  readonly clientGone: boolean;
+  /** Called once when the client goes away; dispatch sets it while its upstream call runs (see RouteContext). */
+  onClientGone: (() => void) | undefined;
   /**
    * Set when the service itself ends a running request (its access was revoked, …): the
    * GatewayError to end it with. Dispatch stops the upstream call and ends the reply with that
@@ -83,7 +87,6 @@ class PipelineContext implements RequestContext {
   readonly startedAt = performance.now();
   readonly req: RouteContext['req'];
   readonly res: RouteContext['res'];
-  readonly signal: AbortSignal;
   stopReason: GatewayError | undefined = undefined;
   onStop: ((reason: GatewayError) => void) | undefined = undefined;
   readonly headers: Record<string, string> = {};
@@ -97,7 +100,22 @@ class PipelineContext implements RequestContext {
     this.id = route.id;
     this.req = route.req;
     this.res = route.res;
-    this.signal = route.signal;
+  }
+
+  get signal(): AbortSignal {
+    return this.route.signal;
+  }
+
+  get clientGone(): boolean {
+    return this.route.clientGone;
+  }
+
+  get onClientGone(): (() => void) | undefined {
+    return this.route.onClientGone;
+  }
+
+  set onClientGone(fn: (() => void) | undefined) {
+    this.route.onClientGone = fn;
   }
 
   get clientAddress(): string {

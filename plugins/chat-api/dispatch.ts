@@ -1,9 +1,6 @@
 import { GatewayError, sumUsage, type RequestContext } from '../../kernel/index.js';
 import { attempt, type AttemptEnv } from './attempts.js';
 
-/** Listener options made once (an object literal in the call is a new object each time). */
-const once = { once: true } as const;
-
 declare module '../../kernel/index.js' {
   interface LogEvents {
     'upstream.malformed_event': { request_id: string; provider: string };
@@ -33,22 +30,22 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
     upstream.abort(new GatewayError('internal_error', 'The client closed the connection.'));
   };
   const onExpired = (): void => upstream.abort(new GatewayError('server_shutting_down', 'The service is restarting.'));
-  ctx.signal.addEventListener('abort', onClientGone, once);
+  ctx.onClientGone = onClientGone;
   const expirySlot = deps.lifecycle.expiry.add(onExpired);
   ctx.onStop = (reason) => upstream.abort(reason);
-  if (ctx.signal.aborted) onClientGone();
+  if (ctx.clientGone) onClientGone();
   else if (ctx.stopReason) upstream.abort(ctx.stopReason);
   else if (deps.lifecycle.expired.aborted) onExpired();
   try {
     await attempt(ctx, deps, upstream.signal);
   } catch (err) {
     if (ctx.stopReason && !ctx.res.headersSent) throw ctx.stopReason;
-    if (deps.lifecycle.expired.aborted && !ctx.res.headersSent && !ctx.signal.aborted) return refuseShuttingDown(ctx);
+    if (deps.lifecycle.expired.aborted && !ctx.res.headersSent && !ctx.clientGone) return refuseShuttingDown(ctx);
     throw err;
   } finally {
     // What each model call produced was added as it ended (metered.ts): the record's token counts.
     outcome.usage = sumUsage(outcome.modelCalls ?? []);
-    ctx.signal.removeEventListener('abort', onClientGone);
+    ctx.onClientGone = undefined;
     deps.lifecycle.expiry.remove(expirySlot, onExpired);
     ctx.onStop = undefined;
   }

@@ -127,7 +127,7 @@ export default definePlugin({
       } catch (err) {
         const g = toGatewayError(err);
         const outcome = (rctx.state.outcome ??= blankOutcome());
-        if (rc.signal.aborted) {
+        if (rc.clientGone) {
           // The client left (the upstream call was aborted for it): nobody to answer, and not a
           // failure of the service. The record says client_closed with status 499.
           outcome.clientClosed = true;
