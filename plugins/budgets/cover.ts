@@ -72,7 +72,7 @@ async function cover(rc: RequestContext, d: HoldDeps, live: Live, call: Paramete
   // The hold's own counters (a cap added since applies from the next request); a lost counter is
   // seeded fresh (seeds.ts), this hold included: it is still in the set until the swap.
   const lines = h.k.map(([total, period]) => ({
-    key: counterKey(total), amount: short, limit: caps.get(total)?.line.limit ?? null, ttlMs: counterTtlMs(period, now, graceMs), mustExist: true,
+    key: counterKey(total), amount: short, limit: caps.get(total)?.limit ?? null, ttlMs: counterTtlMs(period, now, graceMs), mustExist: true,
   }));
   const member = encodeTrack(grown);
   const expiresAt = now + d.config.holdExpirySeconds * 1000;
@@ -93,7 +93,7 @@ async function cover(rc: RequestContext, d: HoldDeps, live: Live, call: Paramete
   if (result.gone) throw unavailable();
   const refused = caps.get(h.k[result.index]![0])!;
   throw exceeded(
-    { scope: refused.cap.scope, remaining: Math.max(0, refused.line.limit! - result.current), required: short },
+    { scope: refused.cap.scope, remaining: Math.max(0, refused.limit! - result.current), required: short },
     "the next model call of this request's tool loop; the calls already made are charged",
   );
 }

@@ -100,11 +100,11 @@ class HoldAttempt {
       const lines = amount > 0 ? capLines(this.caps, amount, now, graceMs) : [];
       // A counter that already refused a smaller or equal amount would refuse this one too.
       const rooms = this.rooms;
-      if (rooms && lines.some((l) => (rooms.get(l.line.key) ?? Infinity) < amount)) continue;
+      if (rooms && lines.some((l) => (rooms.get(l.key) ?? Infinity) < amount)) continue;
       const hold = amount > 0 ? tracked(this.rc, this.principal, model, amount, heldTotals(this.caps, now), now) : undefined;
       const all: ReserveLine[] = [];
       for (const p of this.pending) all.push(p.line);
-      for (const l of lines) all.push(l.line);
+      for (const l of lines) all.push(l);
       const member = hold ? encodeTrack(hold) : '';
       const expiresAt = now + d.config.holdExpirySeconds * 1000;
       const track = hold ? { key: holdsSet, member, score: expiresAt } : undefined;
@@ -146,8 +146,8 @@ class HoldAttempt {
     if (!result.ok) {
       if (result.index < pending.length) throw pending[result.index]!.refusal(result.current, result.ttlMs);
       const c = lines[result.index - pending.length]!;
-      const room = Math.max(0, c.line.limit! - result.current);
-      (this.rooms ??= new Map()).set(c.line.key, room);
+      const room = Math.max(0, c.limit! - result.current);
+      (this.rooms ??= new Map()).set(c.key, room);
       this.refusal ??= { scope: c.cap.scope, remaining: room, required: amount };
       return undefined;
     }

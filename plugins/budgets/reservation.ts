@@ -9,12 +9,11 @@ export const holdsSet = 'budget:holds';
 /** The cache counter of a running total: the settled total plus the holds in flight. */
 export const counterKey = (total: string): string => `budget:${total}`;
 
-/** One cap's line of a reservation. */
-export interface CapLine {
+/** One cap's line of a reservation: the cache's line itself, with the cap and its running total (one object a cap, not two). */
+export interface CapLine extends ReserveLine {
   cap: Cap;
   /** Running total key (durable record). */
   total: string;
-  line: ReserveLine;
 }
 
 /**
@@ -28,7 +27,7 @@ export function capLines(caps: Cap[], amount: number, t: number, graceMs: number
   const lines = new Array<CapLine>(picks.length);
   for (let i = 0; i < picks.length; i++) {
     const { cap, total, counter, end } = picks[i]!;
-    lines[i] = { cap, total, line: { key: counter, amount, limit: cap.amountMicroUsd, ttlMs: end === null ? undefined : end - t + graceMs, mustExist: true } };
+    lines[i] = { key: counter, amount, limit: cap.amountMicroUsd, ttlMs: end === null ? undefined : end - t + graceMs, mustExist: true, cap, total };
   }
   return lines;
 }

@@ -56,9 +56,9 @@ test('a hold its process never settled is reaped as abandoned and gives its room
     // What a crashed process leaves behind: 60,000 held, tracked with an expiry it will never push on.
     const now = Date.now();
     const lines = capLines([cap], 60_000, now, 86_400_000);
-    lines[0]!.line.seed = 0; // the month's first spend: the counter starts at the (empty) total
+    lines[0]!.seed = 0; // the month's first spend: the counter starts at the (empty) total
     const member = encodeTrack({ i: 'crashed-hold', a: 60_000, k: [[lines[0]!.total, 'month']], r: 'req', w: ws, p: me, y: key.id, m: 'mock:priced', t: now });
-    assert.ok((await cacheOf(svc).reserve(lines.map((l) => l.line), { key: holdsSet, member, score: now + 1000 })).ok);
+    assert.ok((await cacheOf(svc).reserve(lines, { key: holdsSet, member, score: now + 1000 })).ok);
 
     const c = client(svc, key.value);
     const ask = () => c.chat.completions.create({ model: 'mock:priced', messages: [{ role: 'user', content: 'hi' }], max_tokens: 500 }).withResponse();

@@ -94,22 +94,22 @@ test('caps: the scopes of a request, counters seeded from known totals, one line
   assert.equal(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }).map((c) => c.id), ['k', 'm', 'w', 'i']);
   assert.equal(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: null }).map((c) => c.id), ['m', 'w', 'i']);
   const lines = capLines(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), 500, t, 1000);
-  assert.equal(lines.map((l) => l.line.key), [
+  assert.equal(lines.map((l) => l.key), [
     counterKey('key:k1:week:2026-W48'), counterKey('member:w1/p1:lifetime:all'), counterKey('workspace:w1:day:2026-11-23'), counterKey('instance:*:month:2026-11'),
   ]);
-  assert.equal([lines[1]!.line.seed, lines[1]!.line.mustExist], [undefined, true], 'a missing counter is reported, never started from zero');
-  assert.is(lines[1]!.line.ttlMs, undefined);
-  assert.is(lines[2]!.line.ttlMs, 12 * 3600_000 + 1000);
+  assert.equal([lines[1]!.seed, lines[1]!.mustExist], [undefined, true], 'a missing counter is reported, never started from zero');
+  assert.is(lines[1]!.ttlMs, undefined);
+  assert.is(lines[2]!.ttlMs, 12 * 3600_000 + 1000);
   const dup = capLines([cap({ id: 'a', amountMicroUsd: 9 }), cap({ id: 'b', amountMicroUsd: 5 })], 1, t, 0);
   assert.is(dup.length, 1);
-  assert.is(dup[0]!.line.limit, 5);
+  assert.is(dup[0]!.limit, 5);
   assert.is(chargedTotalKeys({ workspaceId: 'w1', personId: 'p1', keyId: 'k1' }, t).length, 16);
   // The hold's totals list follows the lines, and is one shared array for the day.
   const held = heldTotals(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), t);
   assert.equal(held, lines.map((l) => [l.total, l.cap.period]));
   assert.is(heldTotals(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), t + 1000), held);
   assert.is.not(heldTotals(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), t + 86_400_000), held, 'a new day, new period keys');
-  assert.is.not(capLines(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), 500, t, 1000)[0]!.line, lines[0]!.line, 'fresh line objects every call');
+  assert.is.not(capLines(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), 500, t, 1000)[0], lines[0], 'fresh line objects every call');
 });
 
 test('a hold record encodes as JSON.stringify would, and decodes back', () => {
@@ -125,17 +125,17 @@ test('reservation: all or nothing, settle moves by charge − hold, a missing co
   const cache = new MemoryCache();
   const t = Date.now();
   const lines = capLines([cap({ amountMicroUsd: 1000 })], 600, t, 0);
-  const missing = await cache.reserve(lines.map((l) => l.line)).catch((err: unknown) => err);
+  const missing = await cache.reserve(lines).catch((err: unknown) => err);
   assert.instance(missing, CountersMissing);
   assert.equal((missing as CountersMissing).lines, [0]);
-  assert.is(await cache.get(lines[0]!.line.key), null, 'nothing was seeded or added');
-  lines[0]!.line.seed = 100;
-  assert.ok((await cache.reserve(lines.map((l) => l.line))).ok);
-  const refused = await cache.reserve(lines.map((l) => l.line));
+  assert.is(await cache.get(lines[0]!.key), null, 'nothing was seeded or added');
+  lines[0]!.seed = 100;
+  assert.ok((await cache.reserve(lines)).ok);
+  const refused = await cache.reserve(lines);
   assert.equal(refused, { ok: false, index: 0, current: 700, ttlMs: (refused as { ttlMs: number }).ttlMs });
   const k: Array<[string, 'month']> = [[lines[0]!.total, 'month']];
   assert.equal(await cache.adjust(moveLines(k, 250 - 600, t, 0)), [350]);
-  await cache.del(lines[0]!.line.key);
+  await cache.del(lines[0]!.key);
   const lost = await cache.adjust(moveLines(k, 250 - 600, t, 0), { key: 'holds', member: 'h' }).catch((err: unknown) => err);
   assert.instance(lost, CountersMissing);
   const h = { i: 'h', a: 1, k, r: 'r', w: 'w', p: 'p', y: null, m: 'p:m', t };
