@@ -6,8 +6,8 @@ import { codes } from './timeline.js';
 
 /**
  * A request timeline of any Node HTTP gateway, preloaded with `--import`: the moments each request
- * is received, sent upstream (undici or node:http), answered upstream and answered to the client, plus every GC
- * pause and every message to a worker thread, written at exit as (code, ms) pairs for
+ * is received, sent upstream (undici, node:http or svc's own client), answered upstream and answered to the client, plus every GC
+ * pause, every message to a worker thread and svc's SQLite write transactions, written at exit as (code, ms) pairs for
  * `timeline.ts`. Recording costs two array stores per event; only the wait split below allocates
  * (two small objects and strings per upstream call).
  *
@@ -58,6 +58,15 @@ function start(): void {
   on('http.client.response.finish', codes.upstreamAnswered);
   waitState('http.client.response.finish');
   on('http.server.response.finish', codes.answered);
+  // svc's own upstream client (kernel/upstream/connection.ts): the request handed to the socket, the answer's head read.
+  on('svc.upstream.request.sent', codes.upstreamCreated);
+  on('svc.upstream.request.sent', codes.upstreamHeadersSent);
+  waitState('svc.upstream.request.sent');
+  on('svc.upstream.response.head', codes.upstreamAnswered);
+  waitState('svc.upstream.response.head');
+  // svc's SQLite write transactions on the event loop (kernel/store/sqlite-writer.ts): the group commit.
+  on('svc.store.transaction.start', codes.transactionStart);
+  on('svc.store.transaction.end', codes.transactionEnd);
 
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {

@@ -11,6 +11,9 @@ export const codes = {
   gcStart: 10,
   gcEnd: 20,
   workerPost: 30,
+  /** svc's SQLite write transaction (the group commit) began, and ended. */
+  transactionStart: 50,
+  transactionEnd: 51,
   /** The event loop's idle time so far, then the main thread's time waiting for a CPU (runnable), in ms (in the time slot), recorded right after `upstreamHeadersSent` and `upstreamAnswered`. */
   loopIdle: 40,
   threadQueued: 41,
@@ -44,6 +47,7 @@ export function analyze(buf: Buffer, share = 0.5): string {
   const requests: Request[] = [];
   const pauses: Pause[] = [];
   const posts: number[] = [];
+  const transactions: Pause[] = [];
   let current: Request | undefined;
   for (let i = 0; i < f.length; i += 2) {
     const code = f[i]!;
@@ -51,6 +55,8 @@ export function analyze(buf: Buffer, share = 0.5): string {
     if (code === codes.gcStart) pauses.push({ start: at, end: at });
     else if (code === codes.gcEnd) pauses.at(-1)!.end = at;
     else if (code === codes.workerPost) posts.push(at);
+    else if (code === codes.transactionStart) transactions.push({ start: at, end: at });
+    else if (code === codes.transactionEnd && transactions.length > 0) transactions.at(-1)!.end = at;
     else if (code === codes.received) requests.push((current = { received: at }));
     else if (current && code === codes.upstreamCreated) current.created ??= at;
     else if (current && code === codes.upstreamHeadersSent) current.sent ??= at;
@@ -66,12 +72,14 @@ export function analyze(buf: Buffer, share = 0.5): string {
   }
   const whole = requests.filter((r): r is Required<Request> => r.created !== undefined && r.sent !== undefined && r.upstream !== undefined && r.answered !== undefined);
   const use = whole.slice(-Math.floor(whole.length * share));
-  if (use.length < 100) return `Only ${use.length} complete requests: was the load one connection through undici?\n`;
+  if (use.length < 100) return `Only ${use.length} complete requests: was the load one connection, and the gateway's upstream client one the probe knows?\n`;
   const from = use[0]!.received;
   const to = use.at(-1)!.answered;
   const inWindow = pauses.filter((p) => p.end >= from && p.start <= to);
   const overlapsPause = (r: Required<Request>): boolean => inWindow.some((p) => p.start < r.answered && p.end > r.received);
   const hadPost = (r: Required<Request>): boolean => posts.some((t) => t >= r.received && t < r.answered);
+  const txInWindow = transactions.filter((p) => p.end >= from && p.start <= to);
+  const overlapsTx = (r: Required<Request>): boolean => txInWindow.some((p) => p.start < r.answered && p.end > r.received);
   // Of the wait for the upstream's answer, how much the event loop was idle, and how much the main
   // thread was runnable but waiting for a CPU; the rest the loop was busy.
   const busyShare = (rs: Required<Request>[]): string => {
@@ -101,6 +109,13 @@ export function analyze(buf: Buffer, share = 0.5): string {
     `Main thread while waiting for the upstream's answer, mean: slowest 1 % ${busyShare(slow)}; the rest ${busyShare(rest)}.`,
     `Slowest 1 % without a pause but with a message to a worker thread during them: ${slow.filter((r) => !overlapsPause(r) && hadPost(r)).length} of ${slow.filter((r) => !overlapsPause(r)).length} (all requests: ${((100 * use.filter(hadPost).length) / use.length).toFixed(1)} %).`,
   ];
+  if (txInWindow.length > 0) {
+    const lengths = txInWindow.map((p) => p.end - p.start);
+    lines.push(
+      `Write transactions on the loop in the window: ${txInWindow.length}, p50 ${us(quantile(lengths, 0.5))} µs, p99 ${us(quantile(lengths, 0.99))} µs (their waiters' continuations run right after and are not counted).`,
+      `Slowest 1 % overlapping a write transaction: ${slow.filter(overlapsTx).length} of ${slow.length}; without a GC pause: ${slow.filter((r) => overlapsTx(r) && !overlapsPause(r)).length} (all requests: ${((100 * use.filter(overlapsTx).length) / use.length).toFixed(1)} %; a request that arrived during one is counted only from when it was read).`,
+    );
+  }
   return lines.join('\n') + '\n';
 }
 

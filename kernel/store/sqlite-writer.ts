@@ -1,3 +1,4 @@
+import dc from 'node:diagnostics_channel';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { bindable } from './bound-sql.js';
 import { SqliteCheckpointer, type CheckpointerSettings } from './sqlite-checkpointer.js';
@@ -27,6 +28,12 @@ function bindInPlace(params: unknown[]): void {
     if (v === undefined || typeof v === 'boolean' || v instanceof Date) params[i] = bindable(v);
   }
 }
+
+/**
+ * Published (nothing, when nobody listens) as a write transaction begins and once it committed or
+ * rolled back: the loop is busy in between (bench/timeline-probe.ts counts the requests it delays).
+ */
+export const transactionChannels = { start: dc.channel('svc.store.transaction.start'), end: dc.channel('svc.store.transaction.end') };
 
 const stopped = (): Error => Object.assign(new Error('the store is closed'), { code: 'ERR_WRITER_STOPPED' });
 
@@ -130,6 +137,8 @@ export class SqliteWriter implements WriteBehind {
 
   /** Runs `tx` in one write transaction; each statement's rows (empty unless `returning`). */
   private transaction(tx: WriteStatement[]): Rows[] {
+    const watched = transactionChannels.start.hasSubscribers;
+    if (watched) transactionChannels.start.publish(undefined);
     this.db.exec('begin immediate');
     try {
       const out: Rows[] = new Array(tx.length);
@@ -147,6 +156,8 @@ export class SqliteWriter implements WriteBehind {
     } catch (err) {
       if (this.db.isTransaction) this.db.exec('rollback');
       throw err;
+    } finally {
+      if (watched) transactionChannels.end.publish(undefined);
     }
   }
 

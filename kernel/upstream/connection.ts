@@ -1,3 +1,4 @@
+import dc from 'node:diagnostics_channel';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
@@ -9,6 +10,16 @@ import { ResponseParser, type ResponseSink } from './response-parser.js';
  * serving (one at a time, no pipelining). Its listeners are made once per connection, not per
  * call: a call costs the request's head string, a body stream and the promise the caller awaits.
  */
+
+/**
+ * Published (nothing, when nobody listens) as a call's request is handed to the socket and as its
+ * response head is read: what node:http's client publishes as `http.client.request.start` and
+ * `http.client.response.finish`, for tools that time requests (bench/timeline-probe.ts).
+ */
+export const upstreamChannels = {
+  requestSent: dc.channel('svc.upstream.request.sent'),
+  responseHead: dc.channel('svc.upstream.response.head'),
+};
 
 /** A call as the pool hands it to a connection. */
 export interface Call {
@@ -188,6 +199,7 @@ export class Connection implements ResponseSink {
     // A reply's last read may have paused the socket for its reader; this reply is read afresh.
     this.socket.resume();
     call.signal?.addEventListener('abort', this.onAbort, abortOnce);
+    if (upstreamChannels.requestSent.hasSubscribers) upstreamChannels.requestSent.publish(undefined);
     const body = call.body;
     if (body === undefined) {
       this.socket.write(call.head);
@@ -255,6 +267,7 @@ export class Connection implements ResponseSink {
       if (seconds !== undefined) this.serverIdleMs = Number(seconds) * 1000 - 1000;
     }
     this.body = new UpstreamBody(this);
+    if (upstreamChannels.responseHead.hasSubscribers) upstreamChannels.responseHead.publish(undefined);
     this.call!.resolve({ statusCode, headers, body: this.body });
   }
 

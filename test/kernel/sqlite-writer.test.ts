@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import dc from 'node:diagnostics_channel';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,6 +85,17 @@ test('one transaction: each statement gets its own rows as plain objects; a fail
   const [bound] = await writer.commit([{ sql: 'select ? as a, ? as b, ? as c', params, returning: true }]);
   assert.equal(bound, [{ a: 1, b: '1970-01-01T00:00:00.000Z', c: 0 }]);
   assert.equal(params, [1, '1970-01-01T00:00:00.000Z', 0]);
+  // Each transaction is published as it begins and ends, a failed one too (timeline probe).
+  const marks: string[] = [];
+  const start = (): number => marks.push('start');
+  const end = (): number => marks.push('end');
+  dc.subscribe('svc.store.transaction.start', start);
+  dc.subscribe('svc.store.transaction.end', end);
+  await writer.commit([{ sql: 'insert into t (v) values (?)', params: ['w'] }]);
+  await writer.commit([{ sql: 'insert into t (v) values (?)', params: [null] }]).catch(() => marks.push('failed'));
+  dc.unsubscribe('svc.store.transaction.start', start);
+  dc.unsubscribe('svc.store.transaction.end', end);
+  assert.equal(marks, ['start', 'end', 'start', 'end', 'failed']);
   await writer.close();
 });
 

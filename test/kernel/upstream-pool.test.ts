@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import dc from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { suite } from 'uvu';
@@ -83,6 +84,29 @@ test('sends method, path, headers and body; reuses one keep-alive connection for
     assert.is(up.connections, 1, 'calls in a row share one connection');
   } finally {
     await pool.destroy();
+    await up.close();
+  }
+});
+
+test('diagnostics channels: a call is published as its request is sent and as the head of its answer is read (timeline probe)', async () => {
+  const up = await upstream();
+  const pool = new UpstreamPool(up.url, { connections: 2, connectTimeout: 1000 });
+  const seen: string[] = [];
+  const sent = (): number => seen.push('sent');
+  const head = (): number => seen.push('head');
+  dc.subscribe('svc.upstream.request.sent', sent);
+  dc.subscribe('svc.upstream.response.head', head);
+  try {
+    for (let i = 0; i < 2; i++) {
+      const res = await pool.request({ path: '/v1/x', method: 'POST', body: '{}' });
+      seen.push('answered');
+      await readUpstreamText(res.body, 1024);
+    }
+    assert.equal(seen, ['sent', 'head', 'answered', 'sent', 'head', 'answered']);
+  } finally {
+    dc.unsubscribe('svc.upstream.request.sent', sent);
+    dc.unsubscribe('svc.upstream.response.head', head);
+    await pool.close();
     await up.close();
   }
 });
