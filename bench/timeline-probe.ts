@@ -48,22 +48,25 @@ function start(): void {
       record(codes.threadQueued, Number(fields[1]) / 1e6);
     });
   on('http.server.request.start', codes.received);
-  on('undici:request:create', codes.upstreamCreated);
-  on('undici:client:sendHeaders', codes.upstreamHeadersSent);
-  on('undici:request:headers', codes.upstreamAnswered);
-  // node:http's client (svc's providers since kernel/upstream/pool.ts): created, sent, answered.
-  on('http.client.request.created', codes.upstreamCreated);
-  on('http.client.request.start', codes.upstreamHeadersSent);
-  waitState('http.client.request.start');
-  on('http.client.response.finish', codes.upstreamAnswered);
-  waitState('http.client.response.finish');
   on('http.server.response.finish', codes.answered);
-  // svc's own upstream client (kernel/upstream/connection.ts): the request handed to the socket, the answer's head read.
-  on('svc.upstream.request.sent', codes.upstreamCreated);
-  on('svc.upstream.request.sent', codes.upstreamHeadersSent);
-  waitState('svc.upstream.request.sent');
-  on('svc.upstream.response.head', codes.upstreamAnswered);
-  waitState('svc.upstream.response.head');
+  // Each upstream client's channels: the call created, its request sent, its answer read (the
+  // main thread's state is read at the last two). undici; node:http's client; svc's own
+  // (kernel/upstream/connection.ts), which publishes the request handed to the socket and the
+  // answer's head.
+  const clients: Array<[created: string, sent: string, answered: string, waits: boolean]> = [
+    ['undici:request:create', 'undici:client:sendHeaders', 'undici:request:headers', false],
+    ['http.client.request.created', 'http.client.request.start', 'http.client.response.finish', true],
+    ['svc.upstream.request.sent', 'svc.upstream.request.sent', 'svc.upstream.response.head', true],
+  ];
+  for (const [created, sent, answered, waits] of clients) {
+    on(created, codes.upstreamCreated);
+    on(sent, codes.upstreamHeadersSent);
+    on(answered, codes.upstreamAnswered);
+    if (waits) {
+      waitState(sent);
+      waitState(answered);
+    }
+  }
   // svc's SQLite write transactions on the event loop (kernel/store/sqlite-writer.ts): the group commit.
   on('svc.store.transaction.start', codes.transactionStart);
   on('svc.store.transaction.end', codes.transactionEnd);
