@@ -38,7 +38,7 @@ function discardRest(this: ServerResponse): void {
   req.resume();
 }
 
-/** Set on a response by `route`: its controller, aborted when the client leaves before the reply finished. */
+/** Set on a response by `route`: its route context, told when the client leaves before the reply finished. */
 const clientGone = Symbol('svc.clientGone');
 type Watched = ServerResponse & { [clientGone]?: HttpRouteContext };
 

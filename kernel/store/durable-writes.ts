@@ -70,7 +70,8 @@ export function powerOfTwoSlices<T>(items: T[]): T[][] {
 /** The slice lengths `powerOfTwoSlices` cuts `count` items into (37 → 32, 4, 1). */
 export function powerOfTwoSizes(count: number): number[] {
   const sizes: number[] = [];
-  for (let size = 1 << 30, left = count; left > 0; size >>= 1) if (left >= size) {
+  for (let size = 1 << 30, left = count; left > 0; size >>= 1) {
+    if (left < size) continue;
     sizes.push(size);
     left -= size;
   }
