@@ -22,7 +22,7 @@ export { StoreToken, type Store, type Exec } from './store/orm.js';
 export { BatchWriter, type Row } from './store/batch-writer.js';
 export { SnapshotSync, type SnapshotSyncOptions } from './sync/snapshot-sync.js';
 export type { Migration, Dialect } from './store/migrations.js';
-export { CacheToken, CountersMissing, type CachePort, type ReserveLine, type ReserveResult, type AdjustLine, type Tracked, type Untrack } from './cache/port.js';
+export { CacheToken, CountersMissing, type CachePort, type ReserveLine, type ReserveResult, type AdjustLine, type AdjustOptions, type Tracked, type Untrack } from './cache/port.js';
 export { HealthToken, type HealthCheck, type CheckResult, type HealthReport } from './health/registry.js';
 export { LifecycleToken, KernelConfigToken, LoggerToken, PipelineToken, type Lifecycle } from './lifecycle/lifecycle.js';
 export type { KernelConfig } from './config/schema.js';

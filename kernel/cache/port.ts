@@ -71,6 +71,15 @@ export interface Tracked {
 /** A member to remove from its set in the same step; `required`: only if it is still there. */
 export type Untrack = Omit<Tracked, 'score'> & { required?: boolean };
 
+export interface AdjustOptions {
+  /**
+   * The move may wait a few milliseconds for the next call that must go at once, and share its
+   * round trip: for moves nobody waits on, that only give back what was held (a settle's). Until
+   * it is sent the counters over-count, never under. Reads of this cache send it first.
+   */
+  defer?: boolean;
+}
+
 /**
  * The cache port: the shared, atomic state that replicas agree on. In memory (single node) every
  * call is one synchronous step; on Redis every call is atomic (a Lua script where several keys
@@ -112,7 +121,7 @@ export interface CachePort {
    * `untrack.required`, nothing changes unless the member was still in its set, and the result is
    * empty then: a settle retried after a lost reply, or raced by a reaper, never moves twice.
    */
-  adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]>;
+  adjust(lines: AdjustLine[], untrack?: Untrack, options?: AdjustOptions): Promise<number[]>;
   /** `adjust`, answered at once (in-process cache only, as `reserveNow`): a settle's counter move. */
   adjustNow?(lines: AdjustLine[], untrack?: Untrack): number[];
   /** Every member of a sorted set (empty when there is none); for rare paths, never per request. */

@@ -35,20 +35,26 @@ local function one(ko, ao)
   local set = KEYS[ko + n + 1]
   if op == 'remreq' and not redis.call('ZSCORE', set, member) then return {2} end
   if op == 'swap' and not redis.call('ZSCORE', set, replaced) then return {3} end
-  local missing = {4}
+  -- One GET a counter tells both whether a 'must' counter exists and its value (an EXISTS before
+  -- the GET and another before each INCRBY were most of a call's Redis commands).
+  local got, missing = {}, {4}
   for i = 1, n do
-    if a[(i - 1) * 4 + 5] == 'must' and redis.call('EXISTS', KEYS[ko + i]) == 0 then missing[#missing + 1] = i - 1 end
+    got[i] = redis.call('GET', KEYS[ko + i])
+    if not got[i] and a[(i - 1) * 4 + 5] == 'must' then missing[#missing + 1] = i - 1 end
   end
   if #missing > 1 then return missing end
-  local cur = {}
+  -- seeded[key]: seeded by an earlier line of this call, which a later line then reads.
+  local cur, seeded = {}, {}
   for i = 1, n do
     local b = (i - 1) * 4 + 1
+    local k = KEYS[ko + i]
     local ttl, seed = tonumber(a[b + 3]), a[b + 4]
-    local v = redis.call('GET', KEYS[ko + i])
+    local v = seeded[k] or got[i]
     if v then
       cur[i] = tonumber(v)
     elseif seed ~= '' and seed ~= 'must' then
-      if ttl > 0 then redis.call('SET', KEYS[ko + i], seed, 'PX', ttl) else redis.call('SET', KEYS[ko + i], seed) end
+      if ttl > 0 then redis.call('SET', k, seed, 'PX', ttl) else redis.call('SET', k, seed) end
+      seeded[k] = seed
       cur[i] = tonumber(seed)
     else
       cur[i] = 0
@@ -61,13 +67,19 @@ local function one(ko, ao)
       return {0, i - 1, cur[i], redis.call('PTTL', KEYS[ko + i])}
     end
   end
-  local out = {1}
+  -- A counter this call creates (absent, not seeded: a seed was SET with its expiry) gets its
+  -- expiry once, at its first INCRBY.
+  local out, created = {1}, {}
   for i = 1, n do
     local b = (i - 1) * 4 + 1
+    local k = KEYS[ko + i]
     local ttl = tonumber(a[b + 3])
-    local created = redis.call('EXISTS', KEYS[ko + i]) == 0
-    out[i + 1] = redis.call('INCRBY', KEYS[ko + i], a[b + 1])
-    if created and ttl > 0 then redis.call('PEXPIRE', KEYS[ko + i], ttl) end
+    local fresh = not got[i] and not seeded[k] and not created[k]
+    out[i + 1] = redis.call('INCRBY', k, a[b + 1])
+    if fresh then
+      created[k] = true
+      if ttl > 0 then redis.call('PEXPIRE', k, ttl) end
+    end
   end
   if op == 'swap' then redis.call('ZREM', set, replaced) end
   if op == 'add' or op == 'swap' then redis.call('ZADD', set, score, member)

@@ -1,6 +1,8 @@
-import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine, type Untrack } from '../../kernel/index.js';
+import { CountersMissing, type AdjustLine, type AdjustOptions, type CachePort, type ReserveLine, type Untrack } from '../../kernel/index.js';
 import { decodeTrack, holdsSet, movesSeeded, type TrackedHold } from './reservation.js';
 import type { Totals } from './totals.js';
+
+const deferred: AdjustOptions = { defer: true };
 
 /** A budget counter line of a cache call: its running total, and the seed's offset from "now". */
 export interface Seeded {
@@ -69,9 +71,9 @@ export class CounterSeeds {
    * Moves a hold's counters (`lines`, the hold's own first, as `moveLines` makes them) and removes
    * it from the cache's set in ONE step, only if it is still there: [] when it was not (another
    * replica, or the hold's own settle, got there first), so it is never moved twice. Settles and
-   * the reaper both end holds through this.
+   * the reaper both end holds through this. `defer`: nobody waits on the move (AdjustOptions).
    */
-  moveHold(h: TrackedHold, member: string, lines: AdjustLine[]): number[] | Promise<number[]> {
+  moveHold(h: TrackedHold, member: string, lines: AdjustLine[], defer = false): number[] | Promise<number[]> {
     const track = { key: holdsSet, member, required: true };
     // The in-process cache answers at once: the settle's move then needs no promise.
     if (this.cache.adjustNow) {
@@ -81,7 +83,7 @@ export class CounterSeeds {
         return this.recoverMove(err, h, lines, track);
       }
     }
-    return this.cache.adjust(lines, track).then(undefined, (err: unknown) => this.recoverMove(err, h, lines, track));
+    return this.cache.adjust(lines, track, defer ? deferred : undefined).then(undefined, (err: unknown) => this.recoverMove(err, h, lines, track));
   }
 
   private recoverMove(err: unknown, h: TrackedHold, lines: AdjustLine[], track: Untrack): Promise<number[]> {

@@ -59,7 +59,8 @@ export class Settler {
 
   /** Once the request's commit landed: the counters move (synchronously with the in-process cache). */
   private moved(h: TrackedHold, member: string, lines: AdjustLine[]): void | Promise<void> {
-    const moving = this.seeds.moveHold(h, member, lines);
+    // Nobody waits on this move: with Redis it rides with the next hold's call (AdjustOptions.defer).
+    const moving = this.seeds.moveHold(h, member, lines, true);
     if (!(moving instanceof Promise)) return void this.live.all.delete(h.i);
     return moving.then(
       () => void this.live.all.delete(h.i),

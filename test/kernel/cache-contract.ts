@@ -122,6 +122,28 @@ export function contract(s: Subject): void {
     assert.equal(await c.reserve([{ key: b, amount: 1, limit: 20, seed: 100 }]), { ok: true, values: [11] });
   });
 
+  test('a counter named twice in one call: seeded once, its expiry set once, by the first line', async () => {
+    const [a, b] = [key('twice'), key('twice')];
+    assert.equal(await c.reserve([{ key: a, amount: 2, limit: null, ttlMs: 150 }, { key: a, amount: 3, limit: null, ttlMs: 60_000 }]), { ok: true, values: [2, 5] });
+    const t = await c.ttl(a);
+    assert.ok(t > 0 && t <= 150, `ttl ${t}`);
+    assert.equal(await c.reserve([{ key: b, amount: 1, limit: 50, seed: 10, ttlMs: 5000 }, { key: b, amount: 1, limit: 50, seed: 99 }]), { ok: true, values: [11, 12] });
+    const tb = await c.ttl(b);
+    assert.ok(tb > 0 && tb <= 5000, `seeded ttl ${tb}`);
+  });
+
+  test('a deferred move is applied: seen by later reads and reservations of the same client', async () => {
+    const a = key('defer');
+    await c.incr(a, 10);
+    const moved = c.adjust([{ key: a, delta: -4 }], undefined, { defer: true });
+    assert.is(await c.get(a), '6');
+    assert.equal(await moved, [6]);
+    const again = c.adjust([{ key: a, delta: -1 }], undefined, { defer: true });
+    assert.equal(await c.reserve([{ key: a, amount: 5, limit: 10 }]), { ok: true, values: [10] });
+    assert.equal(await again, [5]);
+    assert.equal(await c.adjust([{ key: a, delta: 1 }], undefined, { defer: true }), [11]);
+  });
+
   test('mustExist: a missing counter changes nothing and is named; a seed or an existing counter goes through', async () => {
     const [a, b, set] = [key('must'), key('must'), key('set')];
     await c.set(a, '5');

@@ -64,6 +64,20 @@ async function dropPrefix(p: string): Promise<void> {
   await raw.quit();
 }
 
+/** Counts the client's APPLY (one call) and APPLY_EACH (several) script runs from now on. */
+function countRuns(cache: RedisCache): { one: number; each: number } {
+  const client = (cache as unknown as { redis: Record<string, (...args: unknown[]) => Promise<unknown>> }).redis;
+  const runs = { one: 0, each: 0 };
+  for (const [name, field] of [['svcApply', 'one'], ['svcApplyEach', 'each']] as const) {
+    const real = client[name]!.bind(client);
+    client[name] = (...args: unknown[]) => {
+      runs[field]++;
+      return real(...args);
+    };
+  }
+  return runs;
+}
+
 function redisOnly(): void {
   const test = suite('cache: redis specifics');
   test.after(() => dropPrefix(prefix)); // the last suite writing under the prefix
@@ -86,15 +100,7 @@ function redisOnly(): void {
   test('reserves and adjusts made in one turn of the event loop go to Redis as one script run, 64 at most', async () => {
     const cache = new RedisCache(REDIS_URL, prefix);
     await cache.ping();
-    const client = (cache as unknown as { redis: Record<string, (...args: unknown[]) => Promise<unknown>> }).redis;
-    const runs = { one: 0, each: 0 };
-    for (const [name, field] of [['svcApply', 'one'], ['svcApplyEach', 'each']] as const) {
-      const real = client[name]!.bind(client);
-      client[name] = (...args: unknown[]) => {
-        runs[field]++;
-        return real(...args);
-      };
-    }
+    const runs = countRuns(cache);
     const k = `turn:${randomUUID()}`;
     const calls = Array.from({ length: 70 }, (_, i) => (i % 2 ? cache.adjust([{ key: k, delta: 1 }]) : cache.reserve([{ key: k, amount: 1, limit: 1000 }])));
     await Promise.all(calls);
@@ -112,6 +118,37 @@ function redisOnly(): void {
     assert.match(String((results[1] as PromiseRejectedResult).reason), /cache: .*not an integer/);
     assert.equal([await cache.get(good), await cache.get(bad)], ['5', 'not a number']);
     await cache.close();
+  });
+
+  test('a deferred move waits for the next call that must go at once and shares its script run; alone, it goes within a few ms', async () => {
+    const cache = new RedisCache(REDIS_URL, prefix);
+    await cache.ping();
+    const runs = countRuns(cache);
+    const k = `defer:${randomUUID()}`;
+    await cache.reserve([{ key: k, amount: 10, limit: 100 }]);
+    assert.equal(runs, { one: 1, each: 0 });
+    // A settle's move, then (a turn later, as the next request's hold comes) a reservation: one run, in that order.
+    const moved = cache.adjust([{ key: k, delta: -4 }], undefined, { defer: true });
+    await sleep(1);
+    assert.equal(runs, { one: 1, each: 0 }, 'the deferred move has not gone on its own');
+    const held = cache.reserve([{ key: k, amount: 94, limit: 100 }]);
+    assert.equal([await moved, await held], [[6], { ok: true, values: [100] }], 'the reservation saw the move');
+    assert.equal(runs, { one: 1, each: 1 });
+    // Alone: it goes when its wait is over.
+    const alone = cache.adjust([{ key: k, delta: -50 }], undefined, { defer: true });
+    assert.equal(await alone, [50]);
+    assert.equal(runs, { one: 2, each: 1 });
+    // A read sends it first: this process reads its own writes.
+    const beforeRead = cache.adjust([{ key: k, delta: -5 }], undefined, { defer: true });
+    assert.is(await cache.get(k), '45');
+    await beforeRead;
+    // Closing sends what is still deferred.
+    const atClose = cache.adjust([{ key: k, delta: -45 }], undefined, { defer: true });
+    await cache.close();
+    assert.equal(await atClose, [0]);
+    const raw = new Redis(REDIS_URL);
+    assert.is(await raw.get(`${prefix}${k}`), '0');
+    await raw.quit();
   });
 
   test('fails closed while Redis is away and recovers when it returns', async () => {
