@@ -3,11 +3,12 @@ import { CompiledQuery, type QueryExecutor } from 'kysely';
 type Executor = Pick<QueryExecutor, 'executeQuery'> | { executeQuery: QueryExecutor['executeQuery'] };
 
 /**
- * `?` placeholders → PostgreSQL's `$1, $2, …`, skipping quoted strings and identifiers. Memoized:
- * the service runs a small, fixed set of statements.
+ * `?` placeholders → PostgreSQL's `$1, $2, …`, skipping quoted strings and identifiers. Memoized
+ * (`remember`, the default): the service runs a small, fixed set of statements; a caller that keeps
+ * its own texts (pg-one-statement.ts) converts without filling the memo.
  */
 const pgCache = new Map<string, string>();
-export function toPostgresPlaceholders(sql: string): string {
+export function toPostgresPlaceholders(sql: string, remember = true): string {
   let out = pgCache.get(sql);
   if (out !== undefined) return out;
   let n = 0;
@@ -22,7 +23,7 @@ export function toPostgresPlaceholders(sql: string): string {
       out += ch;
     } else out += ch === '?' ? `$${++n}` : ch;
   }
-  if (pgCache.size < 1000) pgCache.set(sql, out);
+  if (remember && pgCache.size < 1000) pgCache.set(sql, out);
   return out;
 }
 
@@ -33,6 +34,14 @@ export function bindable(v: unknown): unknown {
   return v === undefined ? null : v;
 }
 
+/** `bindable` applied to each value of `params`, in place (most values are bound as they are). */
+export function bindInPlace(params: unknown[]): void {
+  for (let i = 0; i < params.length; i++) {
+    const v = params[i];
+    if (v === undefined || typeof v === 'boolean' || v instanceof Date) params[i] = bindable(v);
+  }
+}
+
 /**
  * Runs SQL with bound parameters through the ORM's own connection (kysely underneath). The ORM's
  * `execute` pastes every parameter into the SQL text (escaping each one), which costs more than
@@ -41,5 +50,15 @@ export function bindable(v: unknown): unknown {
 export async function runBound<T>(executor: Executor, pg: boolean, sql: string, params: unknown[]): Promise<T[]> {
   const compiled = CompiledQuery.raw(pg ? toPostgresPlaceholders(sql) : sql, params.map(bindable));
   const result = await (executor as QueryExecutor).executeQuery<T>(compiled);
+  return result.rows as T[];
+}
+
+/**
+ * `runBound` for a text already in the driver's placeholders, with parameters the caller made for
+ * this call only (the group commit's): they are bound in place, not copied.
+ */
+export async function runOwned<T>(executor: Executor, text: string, params: unknown[]): Promise<T[]> {
+  bindInPlace(params);
+  const result = await (executor as QueryExecutor).executeQuery<T>(CompiledQuery.raw(text, params));
   return result.rows as T[];
 }

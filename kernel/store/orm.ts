@@ -7,8 +7,8 @@ import type { EntitySchema } from '@mikro-orm/core';
 import { defineToken } from '../container/tokens.js';
 import type { KernelConfig } from '../config/schema.js';
 import type { Dialect, Migration } from './migrations.js';
-import { runBound } from './bound-sql.js';
-import { oneStatement } from './pg-one-statement.js';
+import { runBound, runOwned } from './bound-sql.js';
+import { oneStatement, splitRows } from './pg-one-statement.js';
 import { SqliteWriter } from './sqlite-writer.js';
 import type { Rows, WriteBehind, WriteStatement } from './write-behind.js';
 
@@ -92,7 +92,7 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
         commit: async (statements) => {
           if (statements.length === 1) return [await runBound<Record<string, unknown>>(connection().getClient(), true, statements[0]!.sql, statements[0]!.params)];
           const one = oneStatement(statements);
-          if (one) return one.split(await runBound<Record<string, unknown>>(connection().getClient(), true, one.sql, one.params));
+          if (one) return splitRows(await runOwned<Record<string, unknown>>(connection().getClient(), one.text, one.params), statements.length);
           return transaction(async (exec) => {
             const out: Rows[] = [];
             for (const st of statements) out.push(await exec(st.sql, st.params));

@@ -1,6 +1,6 @@
 import dc from 'node:diagnostics_channel';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import { bindable } from './bound-sql.js';
+import { bindable, bindInPlace } from './bound-sql.js';
 import { SqliteCheckpointer, type CheckpointerSettings } from './sqlite-checkpointer.js';
 import type { Rows, WriteBehind, WriteStatement } from './write-behind.js';
 
@@ -19,14 +19,6 @@ interface Job {
 function busy(err: unknown): boolean {
   const code = Number((err as { errcode?: unknown }).errcode ?? 0) & 0xff;
   return code === 5 || code === 6;
-}
-
-/** `bindable` applied to each value of `params`, in place (most values are bound as they are). */
-function bindInPlace(params: unknown[]): void {
-  for (let i = 0; i < params.length; i++) {
-    const v = params[i];
-    if (v === undefined || typeof v === 'boolean' || v instanceof Date) params[i] = bindable(v);
-  }
 }
 
 /**

@@ -1,0 +1,50 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { oneStatement, splitRows } from '../../kernel/store/pg-one-statement.js';
+
+const usage = 'insert into usage_records (id, charge) values (?, ?), (?, ?)';
+const totals = "insert into budget_totals (k, amount) values (?, ?) on conflict (k) do update set amount = budget_totals.amount + excluded.amount returning k, amount";
+
+test('a group of inserts is one statement: parts as CTEs, placeholders numbered across them, parameters in order', () => {
+  const one = oneStatement([
+    { sql: usage, params: ['u1', 5, 'u2', 7] },
+    { sql: totals, params: ['t1', 12], returning: true },
+  ]);
+  assert.ok(one);
+  assert.is(
+    one.text,
+    'with w0 as (insert into usage_records (id, charge) values ($1, $2), ($3, $4)), ' +
+      "w1 as (insert into budget_totals (k, amount) values ($5, $6) on conflict (k) do update set amount = budget_totals.amount + excluded.amount returning k, amount) " +
+      'select 1 as i, to_jsonb(w1) as r from w1',
+  );
+  assert.equal(one.params, ['u1', 5, 'u2', 7, 't1', 12]);
+});
+
+test('the same composition finds the same text again; another composition gets its own', () => {
+  const a = oneStatement([{ sql: usage, params: [1, 2, 3, 4] }, { sql: totals, params: [5, 6], returning: true }])!;
+  const b = oneStatement([{ sql: usage, params: [9, 9, 9, 9] }, { sql: totals, params: [8, 8], returning: true }])!;
+  assert.ok(a.text === b.text, 'one string, built once');
+  assert.equal(b.params, [9, 9, 9, 9, 8, 8]);
+  const plain = oneStatement([{ sql: usage, params: [1, 2, 3, 4] }, { sql: totals, params: [5, 6] }])!;
+  assert.is.not(plain.text, a.text, 'whether a part returns rows is part of the composition');
+  assert.match(plain.text, /select null::int as i, null::jsonb as r where false$/);
+  const three = oneStatement([{ sql: usage, params: [1, 2, 3, 4] }, { sql: totals, params: [5, 6], returning: true }, { sql: usage, params: [7, 8, 9, 10] }])!;
+  assert.match(three.text, /w2 as \(insert into usage_records \(id, charge\) values \(\$7, \$8\), \(\$9, \$10\)\)/);
+});
+
+test('only groups of two or more inserts qualify', () => {
+  assert.is(oneStatement([{ sql: usage, params: [1, 2, 3, 4] }]), undefined);
+  assert.is(oneStatement([{ sql: usage, params: [1, 2, 3, 4] }, { sql: 'update budget_caps set amount = ?', params: [1] }]), undefined);
+  assert.is(oneStatement([{ sql: 'delete from usage_records where id = ?', params: [1] }, { sql: usage, params: [1, 2, 3, 4] }]), undefined);
+});
+
+test('splitRows hands each part its own rows, in order', () => {
+  const rows = [
+    { i: 1, r: { k: 'a', amount: 3 } },
+    { i: 2, r: { k: 'b', amount: 4 } },
+    { i: 1, r: { k: 'c', amount: 5 } },
+  ];
+  assert.equal(splitRows(rows, 3), [[], [{ k: 'a', amount: 3 }, { k: 'c', amount: 5 }], [{ k: 'b', amount: 4 }]]);
+});
+
+test.run();
