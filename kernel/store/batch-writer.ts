@@ -1,4 +1,4 @@
-import { flatRows, powerOfTwoSlices, valuesSql, type StatementParts } from './durable-writes.js';
+import { flatRows, sliceSizes, valuesSql, type StatementParts } from './durable-writes.js';
 import type { Store } from './orm.js';
 
 export type Row = Array<string | number | null>;
@@ -82,13 +82,12 @@ export class BatchWriter {
   private async writeAll(): Promise<void> {
     while (this.rows.length > 0) {
       const batch = this.rows.splice(0, 200);
-      const slices = this.store.dialect === 'sqlite' ? powerOfTwoSlices(batch) : [batch];
       this.inFlight = batch.length;
       let written = 0;
       try {
-        for (const slice of slices) {
-          await this.store.writeBehind(this.insertSql(slice.length), flatRows(slice, this.columns.length));
-          written += slice.length;
+        for (const size of sliceSizes(batch.length, this.store.dialect === 'sqlite')) {
+          await this.store.writeBehind(this.insertSql(size), flatRows(batch, this.columns.length, written, size));
+          written += size;
           this.inFlight = batch.length - written;
         }
       } catch (err) {

@@ -56,18 +56,17 @@ export interface Planned extends WriteStatement {
 }
 
 /**
- * `items` in slices whose lengths are powers of two (binary decomposition of the count: 37 →
- * 32 + 4 + 1), so a table's statements have at most a handful of distinct texts whatever the group
- * size, and SQLite's cached prepared statements are reused instead of compiling a new one per group.
+ * The lengths of the slices `count` rows are written in: with `fixedTexts` (SQLite) powers of two,
+ * the binary decomposition of the count (37 → 32, 4, 1), so a table's statements have at most a
+ * handful of distinct texts whatever the group size and SQLite's cached prepared statements are
+ * reused instead of compiling a new one per group; otherwise (PostgreSQL, where each statement is a
+ * round trip and texts are not cached) one slice.
  */
-export function powerOfTwoSlices<T>(items: T[]): T[][] {
-  const out: T[][] = [];
-  let at = 0;
-  for (const size of powerOfTwoSizes(items.length)) out.push(items.slice(at, (at += size)));
-  return out;
+export function sliceSizes(count: number, fixedTexts: boolean): number[] {
+  return fixedTexts ? powerOfTwoSizes(count) : [count];
 }
 
-/** The slice lengths `powerOfTwoSlices` cuts `count` items into (37 → 32, 4, 1). */
+/** The power-of-two slice lengths of `count` rows (37 → 32, 4, 1). */
 export function powerOfTwoSizes(count: number): number[] {
   const sizes: number[] = [];
   for (let size = 1 << 30, left = count; left > 0; size >>= 1) {
@@ -196,9 +195,8 @@ function insertShape(w: InsertRows): string {
 }
 
 /**
- * The statements that commit `writes` (in order: inserts as first staged, then totals). With
- * `fixedTexts` (SQLite) each table's rows are split as `powerOfTwoSlices` would; otherwise (PostgreSQL,
- * where each statement is a round trip) a table gets one statement.
+ * The statements that commit `writes` (in order: inserts as first staged, then totals), each
+ * table's rows cut by `sliceSizes`.
  */
 export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
   const inserts = new Map<string, { w: InsertRows; rows: unknown[][] }>();
@@ -225,7 +223,7 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
   for (const [shape, { w, rows: all }] of inserts) {
     const parts = insertPartsOf(shape, w);
     let from = 0;
-    for (const size of fixedTexts ? powerOfTwoSizes(all.length) : [all.length]) {
+    for (const size of sliceSizes(all.length, fixedTexts)) {
       out.push({ sql: valuesSql(shape, parts, size), params: flatRows(all, parts.width, from, size) });
       from += size;
     }
@@ -233,7 +231,7 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
   for (const [into, { w, sums, hooks }] of adds) {
     const statement = addPartsOf(into);
     const width = statement.width;
-    const sizes = fixedTexts ? powerOfTwoSizes(sums.size) : [sums.size];
+    const sizes = sliceSizes(sums.size, fixedTexts);
     // Every slice's returned totals, handed to the hooks once the last slice's rows are in.
     const after = new Map<string, number>();
     let slicesLeft = sizes.length;

@@ -5,7 +5,7 @@ import { loadConfig } from '../../kernel/config/load.js';
 import { createLogger } from '../../kernel/log/logger.js';
 import { openStore, type Store } from '../../kernel/store/orm.js';
 import { GroupCommit, type DurableWrite, type TotalsTable } from '../../kernel/store/group-commit.js';
-import { flatRows, powerOfTwoSizes, powerOfTwoSlices } from '../../kernel/store/durable-writes.js';
+import { flatRows, powerOfTwoSizes, sliceSizes } from '../../kernel/store/durable-writes.js';
 
 /** The durable commit of settle hooks (kernel/store/group-commit.ts), on the shape's real database. */
 const test = suite('kernel: group commit of money records');
@@ -101,10 +101,11 @@ test('powerOfTwoSizes and flatRows: the slices a group is cut into, flattened fr
   assert.equal(flatRows([[1, 2, 'x'], [3, 4, 'y']], 2), [1, 2, 3, 4]);
 });
 
-test('powerOfTwoSlices: binary decomposition, order kept', () => {
-  assert.equal(powerOfTwoSlices([1, 2, 3, 4, 5, 6, 7]).map((s) => s.length), [4, 2, 1]);
-  assert.equal(powerOfTwoSlices(Array.from({ length: 37 }, (_, i) => i)).flat(), Array.from({ length: 37 }, (_, i) => i));
-  assert.equal(powerOfTwoSlices([]), []);
+test('sliceSizes: powers of two where statement texts are cached (SQLite), one slice otherwise', () => {
+  assert.equal(sliceSizes(7, true), [4, 2, 1]);
+  assert.equal(sliceSizes(37, true).reduce((a, b) => a + b, 0), 37);
+  assert.equal(sliceSizes(0, true), []);
+  assert.equal(sliceSizes(37, false), [37]);
 });
 
 test('a request committed before (duplicate usage id) counts as committed; the others of its group still land', async () => {
