@@ -203,7 +203,7 @@ export class RedisCache implements CachePort {
 
   async reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult> {
     const set = track && ([track.replaces === undefined ? 'add' : 'swap', track.key, track.member, String(track.score), track.replaces ?? ''] as const);
-    const reply = await this.apply(lines, set || undefined, false);
+    const reply = await this.apply(lines, false, set || undefined, false);
     if (reply[0] === 1) return { ok: true, values: reply.slice(1) };
     if (reply[0] === 3) return { ok: false, index: -1, current: 0, ttlMs: -2, gone: true };
     if (reply[0] === 4) throw new CountersMissing(reply.slice(1));
@@ -211,8 +211,7 @@ export class RedisCache implements CachePort {
   }
 
   async adjust(lines: AdjustLine[], untrack?: Untrack, options?: AdjustOptions): Promise<number[]> {
-    const args = lines.map((l) => ({ key: l.key, amount: l.delta, limit: null, ttlMs: l.ttlMs, seed: l.seed, mustExist: l.mustExist }));
-    const reply = await this.apply(args, untrack ? [untrack.required ? 'remreq' : 'rem', untrack.key, untrack.member, '', ''] : undefined, options?.defer === true);
+    const reply = await this.apply(lines, true, untrack ? [untrack.required ? 'remreq' : 'rem', untrack.key, untrack.member, '', ''] : undefined, options?.defer === true);
     if (reply[0] === 4) throw new CountersMissing(reply.slice(1));
     return reply[0] === 2 ? [] : reply.slice(1);
   }
@@ -227,11 +226,11 @@ export class RedisCache implements CachePort {
    * order made: at one connection a request's hold then carries the settles of the requests before
    * it, one script run where there were two (bench/README.md "Twenty-second look").
    */
-  private apply(lines: ReserveLine[], set: readonly [string, string, string, string, string] | undefined, deferred: boolean): Promise<number[]> {
+  private apply(lines: readonly (ReserveLine | AdjustLine)[], adjusting: boolean, set: readonly [string, string, string, string, string] | undefined, deferred: boolean): Promise<number[]> {
     return new Promise((done, fail) => {
       const call: QueuedCall = { keys: [], argv: [], done, fail };
       // A bad amount throws here: the call is refused before anything is queued.
-      this.callArgs(call.keys, call.argv, lines, set);
+      this.callArgs(call.keys, call.argv, lines, adjusting, set);
       this.queued.push(call);
       if (!deferred) {
         if (!this.sendDue) {
@@ -290,21 +289,25 @@ export class RedisCache implements CachePort {
    * ioredis encodes every argument of a command on its own (a few strings each), so twenty
    * arguments a call cost more than the one text that carries them.
    */
-  private callArgs(keys: string[], argv: (string | number)[], lines: ReserveLine[], set?: readonly [string, string, string, string, string]): void {
-    let packed = String(lines.length);
+  private callArgs(keys: string[], argv: (string | number)[], lines: readonly (ReserveLine | AdjustLine)[], adjusting: boolean, set?: readonly [string, string, string, string, string]): void {
+    // One join of the fields: appending each line's template to the text made a chain of partial
+    // strings that the client flattened again.
+    const fields = new Array<string | number>(lines.length * 4 + 3);
+    fields[0] = lines.length;
+    let at = 1;
     for (const l of lines) {
       keys.push(this.applyKey(l.key));
-      const seed = l.seed !== undefined ? integer(l.seed, 'seed') : l.mustExist ? 'must' : '';
-      packed += `,${integer(l.amount, 'amount')},${l.limit === null ? '' : l.limit},${ms(l.ttlMs)},${seed}`;
+      const limit = adjusting ? null : (l as ReserveLine).limit;
+      fields[at++] = integer(adjusting ? (l as AdjustLine).delta : (l as ReserveLine).amount, 'amount');
+      fields[at++] = limit === null ? '' : limit;
+      fields[at++] = ms(l.ttlMs);
+      fields[at++] = l.seed !== undefined ? integer(l.seed, 'seed') : l.mustExist ? 'must' : '';
     }
-    if (set) {
-      keys.push(this.applyKey(set[1]));
-      argv.push(`${packed},${set[0]},${set[3]}`, set[2], set[4]);
-    } else {
-      // No set op: a key is still given so every call has n + 1 (never read; the prefix keeps it on a Cluster's slot).
-      keys.push(this.applyKey('-'));
-      argv.push(`${packed},,`, '', '');
-    }
+    fields[at++] = set ? set[0] : '';
+    fields[at] = set ? set[3] : '';
+    // No set op: a key is still given so every call has n + 1 (never read; the prefix keeps it on a Cluster's slot).
+    keys.push(this.applyKey(set ? set[1] : '-'));
+    argv.push(fields.join(','), set ? set[2] : '', set ? set[4] : '');
   }
 
   members(key: string): Promise<string[]> {
