@@ -92,7 +92,7 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
         commit: async (statements) => {
           if (statements.length === 1) return [await runBound<Record<string, unknown>>(connection().getClient(), true, statements[0]!.sql, statements[0]!.params)];
           const one = oneStatement(statements);
-          if (one) return splitRows(await runOwned<Record<string, unknown>>(connection().getClient(), one.text, one.params), statements.length);
+          if (one) return splitRows(await runOwned<Record<string, unknown>>(connection().getClient(), one.text, one.params), statements.length, one.only);
           return transaction(async (exec) => {
             const out: Rows[] = [];
             for (const st of statements) out.push(await exec(st.sql, st.params));

@@ -5,6 +5,8 @@ import type { Rows, WriteStatement } from './write-behind.js';
 interface Combined {
   /** With PostgreSQL's `$n` placeholders, numbered across the parts. */
   text: string;
+  /** The one part that returns rows, which then come back as its own columns (no JSON). */
+  only?: number;
 }
 
 /** A node of the compositions seen: the next statement's text, split by whether it returns rows. */
@@ -25,8 +27,9 @@ let nodes = 0;
  * trip instead of BEGIN, one per statement, and COMMIT. A single statement is atomic like the
  * transaction it replaces. Its parts share one snapshot and cannot see each other's rows, so only
  * inserts into different tables or shapes qualify (plan() makes one per shape; the durable writes
- * of usage records, running totals and holds touch different tables). Rows a part returns come
- * back as JSON with the part's index; `splitRows` hands them back per statement, in order.
+ * of usage records, running totals and holds touch different tables). When one part returns rows
+ * (the running totals, in every group) they come back as its own columns; when several do, as JSON
+ * with the part's index. `splitRows` hands them back per statement, in order.
  *
  * The combined text depends only on the parts' texts (each a memoized string) and which of them
  * return rows, so it is built and given its `$n` placeholders once per composition and found
@@ -35,7 +38,7 @@ let nodes = 0;
  * look"). Returns undefined when the statements do not qualify (anything other than an insert,
  * or a single statement, which needs no wrapping). `params` is one flat list of every part's.
  */
-export function oneStatement(statements: readonly WriteStatement[]): { text: string; params: unknown[] } | undefined {
+export function oneStatement(statements: readonly WriteStatement[]): { text: string; params: unknown[]; only: number | undefined } | undefined {
   if (statements.length < 2) return undefined;
   let node = root;
   let count = 0;
@@ -58,24 +61,29 @@ export function oneStatement(statements: readonly WriteStatement[]): { text: str
   const params = new Array<unknown>(count);
   let at = 0;
   for (const s of statements) for (const p of s.params) params[at++] = p;
-  return { text: node.combined.text, params };
+  return { text: node.combined.text, params, only: node.combined.only };
 }
 
 function combine(statements: readonly WriteStatement[]): Combined {
   const parts: string[] = [];
-  const selects: string[] = [];
+  const returning: number[] = [];
   statements.forEach((s, i) => {
     parts.push(`w${i} as (${s.sql})`);
-    if (s.returning) selects.push(`select ${i} as i, to_jsonb(w${i}) as r from w${i}`);
+    if (s.returning) returning.push(i);
   });
-  const tail = selects.length > 0 ? selects.join(' union all ') : 'select null::int as i, null::jsonb as r where false';
-  return { text: toPostgresPlaceholders(`with ${parts.join(', ')} ${tail}`, false) };
+  const head = `with ${parts.join(', ')} `;
+  if (returning.length === 1) return { text: toPostgresPlaceholders(`${head}select * from w${returning[0]!}`, false), only: returning[0]! };
+  const tail = returning.length > 0 ? returning.map((i) => `select ${i} as i, to_jsonb(w${i}) as r from w${i}`).join(' union all ') : 'select null::int as i, null::jsonb as r where false';
+  return { text: toPostgresPlaceholders(head + tail, false) };
 }
 
-/** The combined statement's rows (`{i, r}`) as each part's own rows, in the parts' order. */
-export function splitRows(rows: Rows, parts: number): Rows[] {
+/**
+ * The combined statement's rows as each part's own rows, in the parts' order: all of them the
+ * part's when `only` names it, else `{i, r}` rows sorted out by `i`.
+ */
+export function splitRows(rows: Rows, parts: number, only?: number): Rows[] {
   const out: Rows[] = new Array(parts);
-  for (let i = 0; i < parts; i++) out[i] = [];
-  for (const row of rows) out[Number(row.i)]!.push(row.r as Record<string, unknown>);
+  for (let i = 0; i < parts; i++) out[i] = i === only ? rows : [];
+  if (only === undefined) for (const row of rows) out[Number(row.i)]!.push(row.r as Record<string, unknown>);
   return out;
 }

@@ -15,9 +15,10 @@ test('a group of inserts is one statement: parts as CTEs, placeholders numbered 
     one.text,
     'with w0 as (insert into usage_records (id, charge) values ($1, $2), ($3, $4)), ' +
       "w1 as (insert into budget_totals (k, amount) values ($5, $6) on conflict (k) do update set amount = budget_totals.amount + excluded.amount returning k, amount) " +
-      'select 1 as i, to_jsonb(w1) as r from w1',
+      'select * from w1',
   );
   assert.equal(one.params, ['u1', 5, 'u2', 7, 't1', 12]);
+  assert.is(one.only, 1, 'the one part returning rows gets them as its own columns');
 });
 
 test('the same composition finds the same text again; another composition gets its own', () => {
@@ -30,6 +31,9 @@ test('the same composition finds the same text again; another composition gets i
   assert.match(plain.text, /select null::int as i, null::jsonb as r where false$/);
   const three = oneStatement([{ sql: usage, params: [1, 2, 3, 4] }, { sql: totals, params: [5, 6], returning: true }, { sql: usage, params: [7, 8, 9, 10] }])!;
   assert.match(three.text, /w2 as \(insert into usage_records \(id, charge\) values \(\$7, \$8\), \(\$9, \$10\)\)/);
+  const two = oneStatement([{ sql: totals, params: [1, 2], returning: true }, { sql: totals.replace('budget_totals', 'other_totals'), params: [3, 4], returning: true }])!;
+  assert.is(two.only, undefined);
+  assert.match(two.text, / select 0 as i, to_jsonb\(w0\) as r from w0 union all select 1 as i, to_jsonb\(w1\) as r from w1$/);
 });
 
 test('only groups of two or more inserts qualify', () => {
@@ -39,6 +43,8 @@ test('only groups of two or more inserts qualify', () => {
 });
 
 test('splitRows hands each part its own rows, in order', () => {
+  const own = [{ k: 'a', v: '3' }];
+  assert.equal(splitRows(own, 2, 1), [[], own], 'one returning part: the rows as they came');
   const rows = [
     { i: 1, r: { k: 'a', amount: 3 } },
     { i: 2, r: { k: 'b', amount: 4 } },
