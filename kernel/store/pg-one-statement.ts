@@ -16,10 +16,28 @@ interface Node {
   combined?: Combined;
 }
 
-/** Compositions kept before the trie starts over (a group's are a few dozen: statement texts × slice sizes). */
+/**
+ * What the trie keeps before it starts over: nodes, and characters of combined text. A group under
+ * overload can hold hundreds of requests, and each such size is a composition of its own whose
+ * text runs to hundreds of KB; kept without a byte bound they raised the scale-out shape's peak
+ * RSS by ~70 MiB in the open-loop scenario. A text longer than `maxKeptChars` is made per group
+ * and never kept (groups that large are rare and rarely the same size twice).
+ */
 const maxNodes = 4096;
+const maxKeptChars = 32 * 1024;
+const maxTotalChars = 1024 * 1024;
 let root: Node = {};
 let nodes = 0;
+let chars = 0;
+
+/** Characters of combined text kept now (tests). */
+export const keptChars = (): number => chars;
+
+function startOver(): void {
+  root = {};
+  nodes = 0;
+  chars = 0;
+}
 
 /**
  * A group commit's inserts as ONE PostgreSQL statement: each insert becomes a data-modifying CTE
@@ -48,20 +66,24 @@ export function oneStatement(statements: readonly WriteStatement[]): { text: str
     if (next === undefined) {
       if (!/^insert into /i.test(s.sql)) return undefined;
       next = {};
-      if (++nodes > maxNodes) {
-        root = {};
-        nodes = 0;
-      }
+      if (++nodes > maxNodes) startOver();
       (returning ? (node.returning ??= new Map()) : (node.plain ??= new Map())).set(s.sql, next);
     }
     node = next;
     count += s.params.length;
   }
-  node.combined ??= combine(statements);
+  let combined = node.combined;
+  if (combined === undefined) {
+    combined = combine(statements);
+    if (combined.text.length <= maxKeptChars) {
+      if ((chars += combined.text.length) > maxTotalChars) startOver();
+      else node.combined = combined;
+    }
+  }
   const params = new Array<unknown>(count);
   let at = 0;
   for (const s of statements) for (const p of s.params) params[at++] = p;
-  return { text: node.combined.text, params, only: node.combined.only };
+  return { text: combined.text, params, only: combined.only };
 }
 
 function combine(statements: readonly WriteStatement[]): Combined {

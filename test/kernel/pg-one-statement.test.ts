@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { oneStatement, splitRows } from '../../kernel/store/pg-one-statement.js';
+import { keptChars, oneStatement, splitRows } from '../../kernel/store/pg-one-statement.js';
 
 const usage = 'insert into usage_records (id, charge) values (?, ?), (?, ?)';
 const totals = "insert into budget_totals (k, amount) values (?, ?) on conflict (k) do update set amount = budget_totals.amount + excluded.amount returning k, amount";
@@ -23,8 +23,10 @@ test('a group of inserts is one statement: parts as CTEs, placeholders numbered 
 
 test('the same composition finds the same text again; another composition gets its own', () => {
   const a = oneStatement([{ sql: usage, params: [1, 2, 3, 4] }, { sql: totals, params: [5, 6], returning: true }])!;
+  const kept = keptChars();
   const b = oneStatement([{ sql: usage, params: [9, 9, 9, 9] }, { sql: totals, params: [8, 8], returning: true }])!;
-  assert.ok(a.text === b.text, 'one string, built once');
+  assert.is(keptChars(), kept, 'found again, not built again');
+  assert.is(b.text, a.text);
   assert.equal(b.params, [9, 9, 9, 9, 8, 8]);
   const plain = oneStatement([{ sql: usage, params: [1, 2, 3, 4] }, { sql: totals, params: [5, 6] }])!;
   assert.is.not(plain.text, a.text, 'whether a part returns rows is part of the composition');
@@ -34,6 +36,17 @@ test('the same composition finds the same text again; another composition gets i
   const two = oneStatement([{ sql: totals, params: [1, 2], returning: true }, { sql: totals.replace('budget_totals', 'other_totals'), params: [3, 4], returning: true }])!;
   assert.is(two.only, undefined);
   assert.match(two.text, / select 0 as i, to_jsonb\(w0\) as r from w0 union all select 1 as i, to_jsonb\(w1\) as r from w1$/);
+});
+
+test('a very long combined text is made for its group and not kept', () => {
+  const rows = Array.from({ length: 3000 }, () => '(?, ?)').join(', ');
+  const big = `insert into usage_records (id, charge) values ${rows}`;
+  const params = Array.from({ length: 6000 }, (_, i) => i);
+  const kept = keptChars();
+  const a = oneStatement([{ sql: big, params }, { sql: totals, params: [1, 2], returning: true }])!;
+  assert.is(keptChars(), kept, 'not kept');
+  assert.match(a.text, /\(\$5999, \$6000\)\), w1 as \(insert into budget_totals \(k, amount\) values \(\$6001, \$6002\)/);
+  assert.is(a.params.length, 6002);
 });
 
 test('only groups of two or more inserts qualify', () => {
