@@ -15,6 +15,12 @@ export const BudgetsConfigSchema = Type.Object(
     tokenizeMaxChars: Type.Integer({ minimum: 1000, default: 32_000 }),
     /** A hold not settled (nor kept alive by its process) this long after it was taken is reaped as abandoned. */
     holdExpirySeconds: Type.Integer({ minimum: 1, default: 900 }),
+    /**
+     * Redis only: holds a replica reserves ahead, in one cache call, for a key that starts at least
+     * 8 holds a second, so its requests go upstream without a round trip first (README "Holds
+     * reserved ahead"); 0 turns it off.
+     */
+    holdsAhead: Type.Integer({ minimum: 0, maximum: 256, default: 16 }),
     /** How often expired holds are reaped and live ones kept alive. */
     reaperIntervalMs: Type.Integer({ minimum: 50, default: 15_000 }),
     /** How often running totals are reloaded into memory (and the database checked). */

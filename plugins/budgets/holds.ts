@@ -22,7 +22,8 @@ import { capLines, encodeTrack, heldTotals, holdsSet, type CapLine, type Tracked
 import type { Snapshot } from './snapshot.js';
 import type { Totals } from './totals.js';
 import type { CounterSeeds } from './seeds.js';
-import type { LiveHolds } from './live.js';
+import type { Live, LiveHolds } from './live.js';
+import type { AheadHold, HoldsAhead } from './holds-ahead.js';
 import type { Settler } from './settler.js';
 import { holdRecord } from './cover.js';
 import { exceeded, refuseWhileDown, unavailable, type Refusal } from './refusals.js';
@@ -38,6 +39,8 @@ export interface HoldDeps {
   dependencies: Dependencies;
   log: Logger;
   config: BudgetsConfig;
+  /** Holds reserved ahead (Redis only: the in-process cache answers at once anyway). */
+  ahead?: HoldsAhead;
 }
 
 /** `k` is the day's shared list of the totals reserved on (heldTotals), in the order of the hold's lines. */
@@ -97,6 +100,11 @@ class HoldAttempt {
       const model = this.chain[i]!;
       const amount = holdMicroUsd(model, this.input, this.chat.maxTokens);
       const now = Date.now();
+      // A hold reserved ahead needs no cache call: the request goes upstream at once.
+      if (d.ahead && amount > 0 && this.rooms === undefined) {
+        const ahead = d.ahead.take(this.caps, this.principal, amount, this.pending, now);
+        if (ahead) return this.aheadTaken(ahead, model, now);
+      }
       const lines = amount > 0 ? capLines(this.caps, amount, now, graceMs) : [];
       // A counter that already refused a smaller or equal amount would refuse this one too.
       const rooms = this.rooms;
@@ -151,6 +159,19 @@ class HoldAttempt {
       this.refusal ??= { scope: c.cap.scope, remaining: room, required: amount };
       return undefined;
     }
+    return this.admitted(model, hold ? d.live.add(hold, member, expiresAt) : undefined);
+  }
+
+  /** The request's own record of a hold reserved ahead (its id, amount and totals; the request's id and model). */
+  private aheadTaken(ahead: AheadHold, model: CatalogModel, now: number): Compensation {
+    const { i, a, k } = ahead.hold;
+    const hold: TrackedHold = { i, a, k, r: this.rc.id, w: this.principal.workspaceId, p: this.principal.personId, y: this.principal.keyId, m: model.name, t: now };
+    return this.admitted(model, this.d.live.add(hold, ahead.member, ahead.expiresAt));
+  }
+
+  /** The request holds `live` (undefined: nothing to hold) on `model`: the compensation that undoes it. */
+  private admitted(model: CatalogModel, live: Live | undefined): Compensation {
+    const { rc, d, pending } = this;
     rc.state.model = model;
     if (model !== this.chosen && this.refusal) rc.state.fallbackFrom = { model: this.chosen.name, scope: this.refusal.scope };
     // Dispatch may still fall back before the first chunk: only along the selection's own candidates
@@ -158,10 +179,10 @@ class HoldAttempt {
     const candidates = rc.state.candidates;
     // A selection of one model (an explicit model, most requests) keeps its list as it is.
     if (candidates.length !== 1 || candidates[0] !== model) {
+      const held = live?.hold.a ?? 0;
       const after = candidates.slice(candidates.indexOf(model) + 1);
-      rc.state.candidates = [model, ...after.filter((m) => holdMicroUsd(m, this.input, this.chat.maxTokens) <= amount)];
+      rc.state.candidates = [model, ...after.filter((m) => holdMicroUsd(m, this.input, this.chat.maxTokens) <= held)];
     }
-    const live = hold ? d.live.add(hold, member, expiresAt) : undefined;
     rc.state.hold = live ? holdRecord(rc, d, live) : null;
     return () => undo(d, pending, live);
   }

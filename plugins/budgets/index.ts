@@ -22,6 +22,7 @@ import { BudgetsConfigSchema, type BudgetsConfig } from './config.js';
 import { holdPhase, type HoldDeps } from './holds.js';
 import { tokenCounter } from './input-bound.js';
 import { LiveHolds } from './live.js';
+import { HoldsAhead } from './holds-ahead.js';
 import { migrations } from './migrations.js';
 import { Reaper } from './reaper.js';
 import { holdColumns, Settler } from './settler.js';
@@ -40,7 +41,7 @@ export const BudgetsFlushToken = defineToken<() => Promise<void>>('budgets.flush
 /** Runs one reaper round now; resolves with the number of holds reaped (tests). */
 export const BudgetsReapToken = defineToken<() => Promise<number>>('budgets.reap');
 
-interface Running { sync: SnapshotSync<Snapshot>; totals: Totals; holdLog: BatchWriter; alerts: Alerts; reaper: Reaper; settler: Settler }
+interface Running { ahead: HoldsAhead | undefined; sync: SnapshotSync<Snapshot>; totals: Totals; holdLog: BatchWriter; alerts: Alerts; reaper: Reaper; settler: Settler }
 
 /** One service's budgets state; several services may run in one process (tests). */
 const running = new WeakMap<object, Running>();
@@ -104,7 +105,12 @@ export default definePlugin({
     const alerts = new Alerts(store, ctx.log, () => sync.current.index, webhook, cfg.alertWebhook);
     totals.onWritten = (rows) => alerts.check(rows);
     const reaper = new Reaper(cache, store, live, seeds, holdLog, ctx.log, { expiryMs: cfg.holdExpirySeconds * 1000, intervalMs: cfg.reaperIntervalMs, graceMs });
-    running.set(ctx.container, { sync, totals, holdLog, alerts, reaper, settler });
+    // The in-process cache answers at once: nothing to gain from reserving ahead.
+    const ahead = cfg.holdsAhead > 0 && !cache.reserveNow ? new HoldsAhead(cache, {
+      batch: cfg.holdsAhead, after: 8, marginHolds: 64, idleMs: 2000,
+      maxAgeMs: Math.min(60_000, (cfg.holdExpirySeconds * 1000) / 4), holdExpiryMs: cfg.holdExpirySeconds * 1000, graceMs,
+    }) : undefined;
+    running.set(ctx.container, { ahead, sync, totals, holdLog, alerts, reaper, settler });
 
     const dependencies = ctx.use(DependenciesToken);
     // Back from an outage: read the totals at once, so requests are served again as soon as
@@ -112,8 +118,11 @@ export default definePlugin({
     dependencies.database.onChange((up) => {
       if (up) void totals.refresh().catch(() => {});
     });
+    // While the cache is down every request is refused anyway; once it is back, what was reserved
+    // ahead may be gone with its data: give it back (a member that is gone moves nothing) and start over.
+    if (ahead) dependencies.cache.onChange((up) => void (up && ahead.giveBackAll()));
     // Made once: a fresh object and closure per request were garbage on every hold.
-    const holdDeps: HoldDeps = { cache, catalog, snapshot: () => sync.current, totals, seeds, live, settler, dependencies, log: ctx.log, config: cfg };
+    const holdDeps: HoldDeps = { cache, catalog, snapshot: () => sync.current, totals, seeds, live, settler, dependencies, log: ctx.log, config: cfg, ahead };
     ctx.hook('hold', (rc) => holdPhase(rc, holdDeps));
     // Synchronous when the charge is staged (most requests): the pipeline then awaits nothing.
     ctx.hook('settle', (rc) => {
@@ -157,6 +166,7 @@ export default definePlugin({
   },
   async stop(ctx) {
     const r = stateOf(ctx);
+    await r.ahead?.stop();
     await r.reaper.stop();
     r.settler.stop();
     await r.sync.stop();

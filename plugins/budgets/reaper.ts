@@ -116,6 +116,8 @@ export class Reaper {
             continue;
           }
           if (!(await this.move(h, member, -h.a, now))) continue;
+          // Reserved ahead and never any request's (holds-ahead.ts): given back, nothing to record.
+          if (h.r === '') continue;
           this.holdLog.add(holdRow(h, null, 'abandoned', now));
           count++;
         } catch (err) {

@@ -1,0 +1,154 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ReserveLine, Tracked } from '../../kernel/index.js';
+import { createBacking } from '../support/harness.js';
+import { MockUpstream } from '../support/mock-upstream.js';
+import { counterKey, decodeTrack, encodeTrack, holdsSet } from '../../plugins/budgets/reservation.js';
+import { periodKey } from '../../plugins/budgets/periods.js';
+import { apiError, cacheOf, charged, client, newKey, personId, provision, startInstance, type Instance } from './support.js';
+
+const test = suite('budgets: holds reserved ahead (scale-out shape) — taken without a cache call, given back unused');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Who reserved each hold through the cache: the request path (its request id) or the pool ('' ). */
+function watchReserves(svc: Instance): string[] {
+  const cache = cacheOf(svc);
+  const reserve = cache.reserve.bind(cache);
+  const owners: string[] = [];
+  cache.reserve = (lines: ReserveLine[], track?: Tracked) => {
+    if (track?.key === holdsSet && track.replaces === undefined) owners.push(decodeTrack(track.member)!.r);
+    return reserve(lines, track);
+  };
+  return owners;
+}
+
+test('a key sending steadily takes holds reserved ahead, makes no cache call before going upstream, and what it did not use goes back', async () => {
+  const backing = await createBacking('scale-out');
+  const mock = await new MockUpstream().start();
+  const svc = await startInstance(backing, { rateLimit: { requests: 100_000, windowSeconds: 3600 } });
+  try {
+    await provision(svc.admin, mock, { priced: { input: '1.00', output: '2.00' } });
+    const me = await personId(svc.admin);
+    const key = await newKey(svc.admin, await svc.admin.workspace());
+    await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: 1_000_000_000, period: 'month' });
+    const owners = watchReserves(svc);
+    const c = client(svc, key.value);
+    const ask = () => c.chat.completions.create({ model: 'mock:priced', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 100 }).withResponse();
+    const window = () => Math.floor(Date.now() / 3_600_000);
+    const windows = new Set([window()]);
+
+    for (let i = 0; i < 30; i++) assert.is((await ask()).response.status, 200);
+    const ownBefore = owners.filter((r) => r !== '').length;
+    assert.ok(ownBefore >= 8 && ownBefore < 30, `the first requests reserved on their own path (${ownBefore})`);
+    assert.ok(owners.some((r) => r === ''), 'holds were reserved ahead');
+    const ahead = (await cacheOf(svc).members(holdsSet)).map((m) => decodeTrack(m)!).filter((h) => h.r === '');
+    assert.ok(ahead.length > 0, 'unused holds reserved ahead are in the set of live holds');
+    for (let i = 0; i < 20; i++) assert.is((await ask()).response.status, 200);
+    windows.add(window());
+    const ownAfter = owners.filter((r) => r !== '').length - ownBefore;
+    assert.ok(ownAfter <= 2, `${ownAfter} of 20 requests reserved their hold on their own path`);
+
+    // Idle: what was reserved ahead and not used goes back; counters equal what was charged.
+    await sleep(3500);
+    await svc.flush();
+    const spent = await charged(svc);
+    assert.ok(spent > 0);
+    const month = counterKey(`instance:*:month:${periodKey('month', Date.now())}`);
+    assert.is(Number(await cacheOf(svc).get(month)), spent, 'the cap counter holds exactly the charges');
+    assert.equal(await cacheOf(svc).members(holdsSet), [], 'no hold left in the set');
+    let started = 0;
+    for (const w of windows) started += Number((await cacheOf(svc).get(`rl:${me}:${w}`)) ?? 0);
+    assert.is(started, 50, 'the rate window counts the 50 requests started, no slot taken ahead');
+    const rows = await svc.sql<{ state: string; amount_micro_usd: string | number; request_id: string }>('select state, amount_micro_usd, request_id from budget_holds');
+    assert.is(rows.length, 50);
+    assert.ok(rows.every((r) => r.state === 'settled' && r.request_id !== ''), 'every request settled its own hold record');
+    // A hold reserved ahead is a power of two at least the request's own.
+    const powersOfTwo = rows.filter((r) => Number.isInteger(Math.log2(Number(r.amount_micro_usd)))).length;
+    assert.ok(powersOfTwo >= 50 - owners.filter((r) => r !== '').length, `${powersOfTwo} holds of a power-of-two amount`);
+  } finally {
+    await svc.stop();
+    await mock.stop();
+    await backing.drop();
+  }
+});
+
+test('near a cap nothing is reserved ahead: refusals are exactly those of holds reserved one by one', async () => {
+  const backing = await createBacking('scale-out');
+  const mock = await new MockUpstream().start();
+  const svc = await startInstance(backing);
+  try {
+    await provision(svc.admin, mock, { priced: { input: '1.00', output: '100.00' } });
+    const key = await newKey(svc.admin, await svc.admin.workspace());
+    // Room for 30 holds of 100 output tokens at $100/M (10,000 each, plus the input's): well under 64.
+    await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: 330_000, period: 'month' });
+    const owners = watchReserves(svc);
+    const c = client(svc, key.value);
+    let served = 0;
+    let refused = 0;
+    for (let i = 0; i < 45; i++) {
+      mock.enqueue({ reply: { content: 'ok', usage: { prompt_tokens: 5, completion_tokens: 100 } } });
+      await c.chat.completions
+        .create({ model: 'mock:priced', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 100 })
+        .then(() => served++, (err: unknown) => {
+          const e = apiError(err);
+          assert.is(e.status, 402);
+          assert.is(e.code, 'budget_exceeded');
+          refused++;
+        });
+    }
+    assert.not.ok(owners.some((r) => r === ''), 'no hold reserved ahead so near the cap');
+    assert.ok(served >= 30 && refused > 0, `served ${served}, refused ${refused}`);
+    await svc.flush();
+    assert.ok((await charged(svc)) <= 330_000, 'never over the cap');
+  } finally {
+    await svc.stop();
+    await mock.stop();
+    await backing.drop();
+  }
+});
+
+test('a hold reserved ahead that its replica left behind is given back by any reaper and recorded as nothing', async () => {
+  const backing = await createBacking('scale-out');
+  const svc = await startInstance(backing, { budgets: { holdExpirySeconds: 1, reaperIntervalMs: 100 } });
+  try {
+    await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: 100_000, period: 'month' });
+    const me = await personId(svc.admin);
+    const ws = await svc.admin.workspace();
+    const total = `instance:*:month:${periodKey('month', Date.now())}`;
+    const now = Date.now();
+    const member = encodeTrack({ i: 'left-ahead', a: 4096, k: [[total, 'month']], r: '', w: ws, p: me, y: null, m: '', t: now });
+    const line = { key: counterKey(total), amount: 4096, limit: 100_000, seed: 0 };
+    assert.ok((await cacheOf(svc).reserve([line], { key: holdsSet, member, score: now + 500 })).ok);
+    for (let i = 0; i < 50 && (await cacheOf(svc).members(holdsSet)).length > 0; i++) await sleep(100);
+    assert.equal(await cacheOf(svc).members(holdsSet), []);
+    assert.is(Number(await cacheOf(svc).get(counterKey(total))), 0, 'its room is back');
+    await svc.flush();
+    assert.equal(await svc.sql('select id from budget_holds'), [], 'no record: it was no request\'s');
+  } finally {
+    await svc.stop();
+    await backing.drop();
+  }
+});
+
+test('the embedded shape reserves nothing ahead (its cache answers at once)', async () => {
+  const backing = await createBacking('embedded');
+  const mock = await new MockUpstream().start();
+  const svc = await startInstance(backing);
+  try {
+    await provision(svc.admin, mock, { priced: { input: '1.00', output: '2.00' } });
+    const key = await newKey(svc.admin, await svc.admin.workspace());
+    await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: 1_000_000_000, period: 'month' });
+    const c = client(svc, key.value);
+    for (let i = 0; i < 20; i++) await c.chat.completions.create({ model: 'mock:priced', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 });
+    // Every request settled its own hold: nothing is left in the set, reserved ahead or otherwise.
+    await svc.flush();
+    assert.equal(await cacheOf(svc).members(holdsSet), []);
+    assert.is((await svc.sql('select id from budget_holds')).length, 20);
+  } finally {
+    await svc.stop();
+    await mock.stop();
+    await backing.drop();
+  }
+});
+
+test.run();
