@@ -5,7 +5,8 @@ import { createBacking } from '../support/harness.js';
 import { MockUpstream } from '../support/mock-upstream.js';
 import { counterKey, decodeTrack, encodeTrack, holdsSet } from '../../plugins/budgets/reservation.js';
 import { periodKey } from '../../plugins/budgets/periods.js';
-import { apiError, cacheOf, charged, client, newKey, personId, provision, startInstance, type Instance } from './support.js';
+import { startReplica, type ChildReplica } from '../support/child-replica.js';
+import { apiError, budgetPlugins, cacheOf, charged, client, newKey, personId, provision, startInstance, total, type Instance } from './support.js';
 
 const test = suite('budgets: holds reserved ahead (scale-out shape) — taken without a cache call, given back unused');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -126,6 +127,44 @@ test('a hold reserved ahead that its replica left behind is given back by any re
     assert.equal(await svc.sql('select id from budget_holds'), [], 'no record: it was no request\'s');
   } finally {
     await svc.stop();
+    await backing.drop();
+  }
+});
+
+test('kill -9 of a replica holding holds reserved ahead: another replica gives them back, counters equal the charges', async () => {
+  const backing = await createBacking('scale-out');
+  const mock = await new MockUpstream().start();
+  mock.defaultBehaviour = { reply: { content: 'ok', usage: { prompt_tokens: 5, completion_tokens: 100 } } };
+  const budgets = { holdExpirySeconds: 1, reaperIntervalMs: 200 };
+  let child: ChildReplica | undefined;
+  let check: Instance | undefined;
+  try {
+    const setup = await startInstance(backing);
+    await provision(setup.admin, mock, { priced: { input: '2.00', output: '8.00' } });
+    await setup.admin.ok('POST', '/budget-caps', { amount_micro_usd: 1_000_000_000, period: 'month' });
+    const key = (await newKey(setup.admin, await setup.admin.workspace())).value;
+    await setup.stop();
+    child = await startReplica(backing, { plugins: budgetPlugins(budgets) });
+    const c = client(child, key);
+    for (let i = 0; i < 40; i++) await c.chat.completions.create({ model: 'mock:priced', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 100 });
+    check = await startInstance(backing, { budgets: { ...budgets, holdsAhead: 0 } });
+    const left = (await cacheOf(check).members(holdsSet)).map((m) => decodeTrack(m)!);
+    assert.ok(left.some((h) => h.r === ''), 'the replica holds holds reserved ahead when it is killed');
+    await child.kill9();
+
+    await sleep(budgets.holdExpirySeconds * 1000 + 300);
+    for (let i = 0; i < 20 && (await check.reap()) > 0; i++);
+    assert.equal(await cacheOf(check).members(holdsSet), [], 'no hold left behind');
+    const month = `instance:*:month:${periodKey('month', Date.now())}`;
+    const spent = await charged(check);
+    assert.ok(spent > 0);
+    assert.is(await total(check, month), spent, 'running total == sum of usage records');
+    assert.is(Number(await cacheOf(check).get(counterKey(month))), spent, 'counter == charges: every hold reserved ahead was given back');
+    assert.equal(await check.sql("select id from budget_holds where state = 'abandoned'"), [], 'nothing recorded for holds that were no request\'s');
+  } finally {
+    await child?.kill9();
+    await check?.stop();
+    await mock.stop();
     await backing.drop();
   }
 });
