@@ -136,7 +136,11 @@ export class MemoryCache implements CachePort {
     const values = new Array<number>(lines.length);
     for (let i = 0; i < lines.length; i++) values[i] = this.add(lines[i]!.key, lines[i]!.amount, lines[i]!.ttlMs, now);
     if (track?.replaces !== undefined) this.zset(track.key).delete(track.replaces);
-    if (track) this.zset(track.key).set(track.member, track.score);
+    if (track) {
+      const set = this.zset(track.key);
+      set.set(track.member, track.score);
+      if (track.more) for (const m of track.more) set.set(m, track.score);
+    }
     return { ok: true, values };
   }
 

@@ -66,6 +66,11 @@ export interface Tracked {
    * already removed is never brought back.
    */
   replaces?: string;
+  /**
+   * More members recorded with the same score in the same step (never with `replaces`): several
+   * holds reserved ahead in one call. No member may hold a newline (Redis sends them as one text).
+   */
+  more?: readonly string[];
 }
 
 /** A member to remove from its set in the same step; `required`: only if it is still there. */

@@ -8,13 +8,14 @@
  * `one(ko, ao)` reads a call whose keys start after KEYS[ko] and whose three arguments start at
  * ARGV[ao]: KEYS: the n counters, then the set. ARGV: the call's numbers and words as one
  * comma-separated text (n; then amount, limit ('' none), ttl (0 none) and seed ('' none, 'must'
- * the counter must exist) per line; then op ('add' | 'swap' | 'rem' | 'remreq' | '') and score),
- * the member, the replaced member. None of the packed fields can hold a comma; members (any text)
- * are arguments of their own. One text instead of some twenty arguments: the client encodes each
- * argument of a command on its own (redis.ts says why that matters). 'remreq' changes nothing
- * (reply {2}) unless the member is in the set, 'swap' nothing (reply {3}) unless the replaced
- * member is, and then puts the member in its place; a 'must' line whose counter does not exist
- * changes nothing (reply {4, missing line indexes from 0…}).
+ * the counter must exist) per line; then op ('add' | 'addall' | 'swap' | 'rem' | 'remreq' | '')
+ * and score), the member, the replaced member. None of the packed fields can hold a comma;
+ * members (any text) are arguments of their own. One text instead of some twenty arguments: the
+ * client encodes each argument of a command on its own (redis.ts says why that matters). 'remreq'
+ * changes nothing (reply {2}) unless the member is in the set, 'swap' nothing (reply {3}) unless
+ * the replaced member is, and then puts the member in its place; 'addall' adds each line of the
+ * member text (several holds reserved ahead); a 'must' line whose counter does not exist changes
+ * nothing (reply {4, missing line indexes from 0…}).
  * Seeding is sequential (like the memory cache) so a key named twice is seeded once.
  */
 const ONE = `
@@ -82,7 +83,9 @@ local function one(ko, ao)
     end
   end
   if op == 'swap' then redis.call('ZREM', set, replaced) end
-  if op == 'add' or op == 'swap' then redis.call('ZADD', set, score, member)
+  if op == 'addall' then
+    for m in string.gmatch(member, '[^\\n]+') do redis.call('ZADD', set, score, m) end
+  elseif op == 'add' or op == 'swap' then redis.call('ZADD', set, score, member)
   elseif op == 'rem' or op == 'remreq' then redis.call('ZREM', set, member) end
   return out
 end

@@ -202,7 +202,7 @@ export class RedisCache implements CachePort {
   }
 
   async reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult> {
-    const set = track && ([track.replaces === undefined ? 'add' : 'swap', track.key, track.member, String(track.score), track.replaces ?? ''] as const);
+    const set = track && (track.more?.length ? addAll(track) : ([track.replaces === undefined ? 'add' : 'swap', track.key, track.member, String(track.score), track.replaces ?? ''] as const));
     const reply = await this.apply(lines, false, set || undefined, false);
     if (reply[0] === 1) return { ok: true, values: reply.slice(1) };
     if (reply[0] === 3) return { ok: false, index: -1, current: 0, ttlMs: -2, gone: true };
@@ -392,4 +392,11 @@ async function shut(c: RedisClient): Promise<void> {
   // QUIT lets pending replies arrive; the unref'd timer caps the wait without holding the process open.
   if (c.status === 'ready') await Promise.race([c.quit().catch(() => undefined), sleep(1000, undefined, { ref: false })]);
   c.disconnect();
+}
+
+/** Several members with one score, as one text the script splits at newlines (none may hold one). */
+function addAll(track: Tracked): readonly [string, string, string, string, string] {
+  const members = [track.member, ...track.more!];
+  if (track.replaces !== undefined || members.some((m) => m.includes('\n'))) throw new TypeError('cache: `more` members take no `replaces` and hold no newline');
+  return ['addall', track.key, members.join('\n'), String(track.score), ''];
 }

@@ -162,19 +162,20 @@ export class HoldsAhead {
   }
 
   /**
-   * Reserves `batch` holds in one turn (the cache sends the calls of a turn in one round trip),
-   * each limit-checked with room left for `marginHolds` more; the first that does not fit (or a
-   * cache that fails or lost a counter) stops refills for a second: requests then reserve in the
-   * cache as before, which also seeds a lost counter.
+   * Reserves `batch` holds in ONE cache call (the counters move by all of them, every member is
+   * recorded), limit-checked so that every counter keeps room for `marginHolds` more. One that
+   * does not fit (or a cache that fails or lost a counter) stops refills for a second: requests
+   * then reserve in the cache one by one, which also seeds a lost counter.
    */
   private refill(pool: CapsPool, now: number): void {
     if (pool.refilling || now < pool.coldUntil) return;
     const a = pool.amount;
-    const lines: ReserveLine[] = capLines(pool.caps, a, now, this.s.graceMs);
+    const n = this.s.batch;
+    const lines: ReserveLine[] = capLines(pool.caps, n * a, now, this.s.graceMs);
     for (const l of lines) {
       if (l.limit === null) continue;
       l.limit -= this.s.marginHolds * a;
-      if (l.limit < a) {
+      if (l.limit < n * a) {
         pool.coldUntil = now + 1000;
         return;
       }
@@ -182,24 +183,22 @@ export class HoldsAhead {
     pool.refilling = true;
     const p = pool.principal;
     const expiresAt = now + this.s.holdExpiryMs;
-    const calls: Array<Promise<AheadHold | undefined>> = [];
-    for (let n = 0; n < this.s.batch; n++) {
+    const holds = new Array<AheadHold>(n);
+    const members = new Array<string>(n);
+    for (let i = 0; i < n; i++) {
       const hold: TrackedHold = { i: orderedUuid(now), a, k: pool.k, r: '', w: p.workspaceId, p: p.personId, y: p.keyId, m: '', t: now };
-      const member = encodeTrack(hold);
-      calls.push(this.cache.reserve(lines, { key: holdsSet, member, score: expiresAt }).then((r) => (r.ok ? { hold, member, expiresAt } : undefined)));
+      members[i] = encodeTrack(hold);
+      holds[i] = { hold, member: members[i]!, expiresAt };
     }
-    this.track(Promise.allSettled(calls).then((results) => {
+    const done = (ok: boolean) => {
       pool.refilling = false;
-      let short = false;
-      for (const r of results) {
-        if (r.status === 'fulfilled' && r.value !== undefined) {
-          // Closed meanwhile (idle, a new day, the cache changed state): straight back.
-          if (this.pools.get(pool.caps) === pool) pool.holds.unshift(r.value);
-          else this.giveBack(r.value, Date.now());
-        } else short = true;
-      }
-      if (short) pool.coldUntil = Date.now() + 1000;
-    }));
+      if (!ok) pool.coldUntil = Date.now() + 1000;
+      // Closed meanwhile (idle, a new day, the cache came back): straight back.
+      else if (this.pools.get(pool.caps) === pool) pool.holds.unshift(...holds);
+      else for (const h of holds) this.giveBack(h, Date.now());
+    };
+    const track = { key: holdsSet, member: members[0]!, score: expiresAt, more: members.slice(1) };
+    this.track(this.cache.reserve(lines, track).then((r) => done(r.ok), () => done(false)));
   }
 
   private openSlots(line: ReserveLine, now: number): void {

@@ -226,6 +226,19 @@ export function contract(s: Subject): void {
     assert.equal(await c.expired(set, 100, 10), []);
   });
 
+  test('several members with one score in one reserve (holds reserved ahead): all recorded when it fits, none when refused', async () => {
+    const [a, set] = [key('ahead'), key('set')];
+    assert.equal(await c.reserve([{ key: a, amount: 30, limit: 100 }], { key: set, member: 'x1', score: 5, more: ['x2', 'x3'] }), { ok: true, values: [30] });
+    assert.equal((await c.members(set)).sort(), ['x1', 'x2', 'x3']);
+    assert.equal((await c.expired(set, 5, 10)).sort(), ['x1', 'x2', 'x3'], 'each with the score given');
+    assert.equal(await c.expired(set, 4, 10), []);
+    const over = await c.reserve([{ key: a, amount: 71, limit: 100 }], { key: set, member: 'y1', score: 6, more: ['y2'] });
+    assert.equal({ ...over, ttlMs: 0 }, { ok: false, index: 0, current: 30, ttlMs: 0 });
+    assert.equal((await c.members(set)).sort(), ['x1', 'x2', 'x3'], 'nothing recorded when refused');
+    assert.equal(await c.adjust([{ key: a, delta: -10 }], { key: set, member: 'x2', required: true }), [20], 'each member ends on its own');
+    assert.equal((await c.members(set)).sort(), ['x1', 'x3']);
+  });
+
   test('expired: lowest scores first, up to the limit, left in place until removed by a required untrack', async () => {
     const set = key('peek');
     for (const [member, score] of [['a', 30], ['b', 10], ['c', 20], ['d', 40]] as const) {

@@ -97,6 +97,14 @@ function redisOnly(): void {
     await Promise.all([mine.close(), other.close()]);
   });
 
+  test('several members in one reserve: a member holding a newline (the separator on the wire) is refused, nothing sent', async () => {
+    const c = new RedisCache(REDIS_URL, prefix);
+    const bad = await c.reserve([{ key: 'ahead-nl', amount: 1, limit: null }], { key: 'ahead-nl-set', member: 'a', score: 1, more: ['b\nc'] }).catch((e: unknown) => e);
+    assert.instance(bad, TypeError);
+    assert.equal([await c.get('ahead-nl'), await c.members('ahead-nl-set')], [null, []]);
+    await c.close();
+  });
+
   test('reserves and adjusts made in one turn of the event loop go to Redis as one script run, 64 at most', async () => {
     const cache = new RedisCache(REDIS_URL, prefix);
     await cache.ping();
