@@ -103,6 +103,12 @@ export class HoldsAhead {
       return undefined;
     }
     const top = pool.holds[pool.holds.length - 1];
+    // Taken oldest first: one this old is given back with the rest, never taken (with a short
+    // `holdExpirySeconds` the sweep alone could let one outlive its expiry and be reaped meanwhile).
+    if (top !== undefined && now - top.hold.t >= this.s.maxAgeMs) {
+      this.close(pool, now);
+      return undefined;
+    }
     if (top === undefined || top.hold.a < amount) {
       if (amount > pool.amount) pool.amount = bucket(amount);
       this.refill(pool, now);

@@ -73,6 +73,35 @@ test('a key sending steadily takes holds reserved ahead, makes no cache call bef
   }
 });
 
+test('a hold reserved ahead is never taken once a quarter of the hold expiry old: the pool gives it back and starts over', async () => {
+  const backing = await createBacking('scale-out');
+  const mock = await new MockUpstream().start();
+  // Expiry 1 s: holds reserved ahead are taken only while under 250 ms old (the sweep runs every second).
+  const svc = await startInstance(backing, { budgets: { holdExpirySeconds: 1, reaperIntervalMs: 100 } });
+  try {
+    await provision(svc.admin, mock, { priced: { input: '1.00', output: '2.00' } });
+    const key = await newKey(svc.admin, await svc.admin.workspace());
+    await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: 1_000_000_000, period: 'month' });
+    const owners = watchReserves(svc);
+    const c = client(svc, key.value);
+    const ask = () => c.chat.completions.create({ model: 'mock:priced', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 100 });
+    for (let i = 0; i < 20; i++) await ask();
+    assert.ok(owners.includes(''), 'holds were reserved ahead');
+    await sleep(400);
+    const before = owners.length;
+    await ask();
+    assert.ok(owners.slice(before).some((r) => r !== ''), 'the request after the pause reserved its own hold');
+    await sleep(300);
+    await svc.flush();
+    const month = counterKey(`instance:*:month:${periodKey('month', Date.now())}`);
+    assert.is(Number(await cacheOf(svc).get(month)), await charged(svc), 'the old holds went back: the counter holds the charges');
+  } finally {
+    await svc.stop();
+    await mock.stop();
+    await backing.drop();
+  }
+});
+
 test('near a cap nothing is reserved ahead: refusals are exactly those of holds reserved one by one', async () => {
   const backing = await createBacking('scale-out');
   const mock = await new MockUpstream().start();
