@@ -26,7 +26,7 @@ function watchReserves(svc: Instance): string[] {
 test('a key sending steadily takes holds reserved ahead, makes no cache call before going upstream, and what it did not use goes back', async () => {
   const backing = await createBacking('scale-out');
   const mock = await new MockUpstream().start();
-  const svc = await startInstance(backing, { rateLimit: { requests: 100_000, windowSeconds: 3600 } });
+  const svc = await startInstance(backing, { rateLimit: { requests: 100_000, windowSeconds: 86_400 } });
   try {
     await provision(svc.admin, mock, { priced: { input: '1.00', output: '2.00' } });
     const me = await personId(svc.admin);
@@ -35,7 +35,8 @@ test('a key sending steadily takes holds reserved ahead, makes no cache call bef
     const owners = watchReserves(svc);
     const c = client(svc, key.value);
     const ask = () => c.chat.completions.create({ model: 'mock:priced', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 100 }).withResponse();
-    const window = () => Math.floor(Date.now() / 3_600_000);
+    // A day's window: a window that ends during the test takes its counter with it (the check below is then skipped).
+    const window = () => Math.floor(Date.now() / 86_400_000);
     const windows = new Set([window()]);
 
     for (let i = 0; i < 30; i++) assert.is((await ask()).response.status, 200);
@@ -57,9 +58,11 @@ test('a key sending steadily takes holds reserved ahead, makes no cache call bef
     const month = counterKey(`instance:*:month:${periodKey('month', Date.now())}`);
     assert.is(Number(await cacheOf(svc).get(month)), spent, 'the cap counter holds exactly the charges');
     assert.equal(await cacheOf(svc).members(holdsSet), [], 'no hold left in the set');
-    let started = 0;
-    for (const w of windows) started += Number((await cacheOf(svc).get(`rl:${me}:${w}`)) ?? 0);
-    assert.is(started, 50, 'the rate window counts the 50 requests started, no slot taken ahead');
+    windows.add(window());
+    if (windows.size === 1) {
+      const started = Number((await cacheOf(svc).get(`rl:${me}:${window()}`)) ?? 0);
+      assert.is(started, 50, 'the rate window counts the 50 requests started, no slot taken ahead');
+    }
     const rows = await svc.sql<{ state: string; amount_micro_usd: string | number; request_id: string }>('select state, amount_micro_usd, request_id from budget_holds');
     assert.is(rows.length, 50);
     assert.ok(rows.every((r) => r.state === 'settled' && r.request_id !== ''), 'every request settled its own hold record');
