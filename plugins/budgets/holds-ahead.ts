@@ -103,8 +103,8 @@ export class HoldsAhead {
       return undefined;
     }
     const top = pool.holds[pool.holds.length - 1];
-    // Taken oldest first: one this old is given back with the rest, never taken (with a short
-    // `holdExpirySeconds` the sweep alone could let one outlive its expiry and be reaped meanwhile).
+    // Taken oldest first: one this old is given back with the rest and never taken, so none
+    // outlives its expiry in the pool (to be reaped meanwhile) whatever `holdExpirySeconds` is.
     if (top !== undefined && now - top.hold.t >= this.s.maxAgeMs) {
       this.close(pool, now);
       return undefined;
@@ -232,17 +232,9 @@ export class HoldsAhead {
     this.track(this.cache.reserve([{ key, amount: size, limit: capped, ttlMs }]).then((r) => done(r.ok), () => done(false)));
   }
 
-  /** Unused holds go back after `idleMs` without a take, and before they grow old; ended windows are forgotten. */
+  /** Unused holds go back after `idleMs` without a take (a take gives back holds grown old); ended windows are forgotten. */
   private sweep(now: number): void {
-    for (const pool of this.pools.values()) {
-      if (now - pool.usedAt >= this.s.idleMs) this.close(pool, now);
-      else
-        for (let i = pool.holds.length - 1; i >= 0; i--) {
-          if (now - pool.holds[i]!.hold.t < this.s.maxAgeMs) continue;
-          this.giveBack(pool.holds[i]!, now);
-          pool.holds.splice(i, 1);
-        }
-    }
+    for (const pool of this.pools.values()) if (now - pool.usedAt >= this.s.idleMs) this.close(pool, now);
     for (const s of this.slots.values()) if (now >= s.endsAt || now - s.usedAt >= this.s.idleMs) this.closeSlots(s, now);
   }
 

@@ -6,7 +6,7 @@ import { MockUpstream } from '../support/mock-upstream.js';
 import { counterKey, decodeTrack, encodeTrack, holdsSet } from '../../plugins/budgets/reservation.js';
 import { periodKey } from '../../plugins/budgets/periods.js';
 import { startReplica, type ChildReplica } from '../support/child-replica.js';
-import { apiError, budgetPlugins, cacheOf, charged, client, newKey, personId, provision, startInstance, total, type Instance } from './support.js';
+import { apiError, budgetPlugins, cacheOf, charged, client, newKey, personId, provision, startInstance, total, type Instance, type StartOptions } from './support.js';
 
 const test = suite('budgets: holds reserved ahead (scale-out shape) — taken without a cache call, given back unused');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,17 +23,31 @@ function watchReserves(svc: Instance): string[] {
   return owners;
 }
 
-test('a key sending steadily takes holds reserved ahead, makes no cache call before going upstream, and what it did not use goes back', async () => {
-  const backing = await createBacking('scale-out');
+/** A service on a fresh backing with the mock's `priced` model, a new key and an instance cap; `body` gets them, cleanup follows. */
+async function withCapped(
+  o: { shape: 'embedded' | 'scale-out'; start?: StartOptions; output?: string; capMicroUsd?: number },
+  body: (svc: Instance, key: string, mock: MockUpstream) => Promise<void>,
+): Promise<void> {
+  const backing = await createBacking(o.shape);
   const mock = await new MockUpstream().start();
-  const svc = await startInstance(backing, { rateLimit: { requests: 100_000, windowSeconds: 86_400 } });
+  const svc = await startInstance(backing, o.start);
   try {
-    await provision(svc.admin, mock, { priced: { input: '1.00', output: '2.00' } });
-    const me = await personId(svc.admin);
+    await provision(svc.admin, mock, { priced: { input: '1.00', output: o.output ?? '2.00' } });
     const key = await newKey(svc.admin, await svc.admin.workspace());
-    await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: 1_000_000_000, period: 'month' });
+    await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: o.capMicroUsd ?? 1_000_000_000, period: 'month' });
+    await body(svc, key.value, mock);
+  } finally {
+    await svc.stop();
+    await mock.stop();
+    await backing.drop();
+  }
+}
+
+test('a key sending steadily takes holds reserved ahead, makes no cache call before going upstream, and what it did not use goes back', () =>
+  withCapped({ shape: 'scale-out', start: { rateLimit: { requests: 100_000, windowSeconds: 86_400 } } }, async (svc, key) => {
+    const me = await personId(svc.admin);
     const owners = watchReserves(svc);
-    const c = client(svc, key.value);
+    const c = client(svc, key);
     const ask = () => c.chat.completions.create({ model: 'mock:priced', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 100 }).withResponse();
     // A day's window: a window that ends during the test takes its counter with it (the check below is then skipped).
     const window = () => Math.floor(Date.now() / 86_400_000);
@@ -69,24 +83,13 @@ test('a key sending steadily takes holds reserved ahead, makes no cache call bef
     // A hold reserved ahead is a power of two at least the request's own.
     const powersOfTwo = rows.filter((r) => Number.isInteger(Math.log2(Number(r.amount_micro_usd)))).length;
     assert.ok(powersOfTwo >= 50 - owners.filter((r) => r !== '').length, `${powersOfTwo} holds of a power-of-two amount`);
-  } finally {
-    await svc.stop();
-    await mock.stop();
-    await backing.drop();
-  }
-});
+  }));
 
-test('a hold reserved ahead is never taken once a quarter of the hold expiry old: the pool gives it back and starts over', async () => {
-  const backing = await createBacking('scale-out');
-  const mock = await new MockUpstream().start();
-  // Expiry 1 s: holds reserved ahead are taken only while under 250 ms old (the sweep runs every second).
-  const svc = await startInstance(backing, { budgets: { holdExpirySeconds: 1, reaperIntervalMs: 100 } });
-  try {
-    await provision(svc.admin, mock, { priced: { input: '1.00', output: '2.00' } });
-    const key = await newKey(svc.admin, await svc.admin.workspace());
-    await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: 1_000_000_000, period: 'month' });
+test('a hold reserved ahead is never taken once a quarter of the hold expiry old: the pool gives it back and starts over', () =>
+  // Expiry 1 s: a hold reserved ahead is taken only while under 250 ms old.
+  withCapped({ shape: 'scale-out', start: { budgets: { holdExpirySeconds: 1, reaperIntervalMs: 100 } } }, async (svc, key) => {
     const owners = watchReserves(svc);
-    const c = client(svc, key.value);
+    const c = client(svc, key);
     const ask = () => c.chat.completions.create({ model: 'mock:priced', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 100 });
     for (let i = 0; i < 20; i++) await ask();
     assert.ok(owners.includes(''), 'holds were reserved ahead');
@@ -98,24 +101,13 @@ test('a hold reserved ahead is never taken once a quarter of the hold expiry old
     await svc.flush();
     const month = counterKey(`instance:*:month:${periodKey('month', Date.now())}`);
     assert.is(Number(await cacheOf(svc).get(month)), await charged(svc), 'the old holds went back: the counter holds the charges');
-  } finally {
-    await svc.stop();
-    await mock.stop();
-    await backing.drop();
-  }
-});
+  }));
 
-test('near a cap nothing is reserved ahead: refusals are exactly those of holds reserved one by one', async () => {
-  const backing = await createBacking('scale-out');
-  const mock = await new MockUpstream().start();
-  const svc = await startInstance(backing);
-  try {
-    await provision(svc.admin, mock, { priced: { input: '1.00', output: '100.00' } });
-    const key = await newKey(svc.admin, await svc.admin.workspace());
-    // Room for 30 holds of 100 output tokens at $100/M (10,000 each, plus the input's): well under 64.
-    await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: 330_000, period: 'month' });
+test('near a cap nothing is reserved ahead: refusals are exactly those of holds reserved one by one', () =>
+  // Room for 30 holds of 100 output tokens at $100/M (10,000 each, plus the input's): well under 64.
+  withCapped({ shape: 'scale-out', output: '100.00', capMicroUsd: 330_000 }, async (svc, key, mock) => {
     const owners = watchReserves(svc);
-    const c = client(svc, key.value);
+    const c = client(svc, key);
     let served = 0;
     let refused = 0;
     for (let i = 0; i < 45; i++) {
@@ -133,12 +125,7 @@ test('near a cap nothing is reserved ahead: refusals are exactly those of holds 
     assert.ok(served >= 30 && refused > 0, `served ${served}, refused ${refused}`);
     await svc.flush();
     assert.ok((await charged(svc)) <= 330_000, 'never over the cap');
-  } finally {
-    await svc.stop();
-    await mock.stop();
-    await backing.drop();
-  }
-});
+  }));
 
 test('a hold reserved ahead that its replica left behind is given back by any reaper and recorded as nothing', async () => {
   const backing = await createBacking('scale-out');
@@ -201,25 +188,14 @@ test('kill -9 of a replica holding holds reserved ahead: another replica gives t
   }
 });
 
-test('the embedded shape reserves nothing ahead (its cache answers at once)', async () => {
-  const backing = await createBacking('embedded');
-  const mock = await new MockUpstream().start();
-  const svc = await startInstance(backing);
-  try {
-    await provision(svc.admin, mock, { priced: { input: '1.00', output: '2.00' } });
-    const key = await newKey(svc.admin, await svc.admin.workspace());
-    await svc.admin.ok('POST', '/budget-caps', { amount_micro_usd: 1_000_000_000, period: 'month' });
-    const c = client(svc, key.value);
+test('the embedded shape reserves nothing ahead (its cache answers at once)', () =>
+  withCapped({ shape: 'embedded' }, async (svc, key) => {
+    const c = client(svc, key);
     for (let i = 0; i < 20; i++) await c.chat.completions.create({ model: 'mock:priced', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 });
     // Every request settled its own hold: nothing is left in the set, reserved ahead or otherwise.
     await svc.flush();
     assert.equal(await cacheOf(svc).members(holdsSet), []);
     assert.is((await svc.sql('select id from budget_holds')).length, 20);
-  } finally {
-    await svc.stop();
-    await mock.stop();
-    await backing.drop();
-  }
-});
+  }));
 
 test.run();
