@@ -12,7 +12,7 @@ export { ChurnMap } from './pipeline/churn-map.js';
 export { errorTable, GatewayError, isGatewayError, toGatewayError, describeFailure, type ErrorCode, type ErrorDetails } from './errors/index.js';
 export type { LogEvents, LogValue } from './log/events.js';
 export { createLogger, type Logger } from './log/logger.js';
-export type { RouteContext, RouteHandler, HttpMethod } from './http/route.js';
+export type { RouteContext, RouteHandler, HttpMethod, RouteOptions } from './http/route.js';
 export { BodyReader, parseJson, type BodyLimits } from './http/body.js';
 export { randomId, orderedId, orderedUuid } from './http/ids.js';
 export { bearerMatches } from './http/secret.js';

@@ -43,6 +43,11 @@ export const KernelConfigSchema = Type.Object(
          * (kernel/http/client-address.ts).
          */
         trustedProxies: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+        /**
+         * The model API's hot routes read plain HTTP/1.1 requests with the front's own reader
+         * instead of node:http (kernel/http/direct/); false sends every request through node:http.
+         */
+        directHttp: Type.Boolean({ default: true }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -37,6 +37,17 @@ export interface RouteContext {
   json(status: number, body: unknown, headers?: Record<string, string>): void;
 }
 
+/** How a route is served. */
+export interface RouteOptions {
+  /**
+   * Plain HTTP/1.1 requests to it are read by the front's own reader rather than node:http
+   * (kernel/http/direct/; only for paths without parameters). The handler's `req` and `res` then
+   * have the part of IncomingMessage and ServerResponse the model API uses (direct/request.ts,
+   * direct/response.ts): keep to it.
+   */
+  direct?: boolean;
+}
+
 /**
  * A route's handler. Throw a GatewayError to answer with the spec's error shape.
  *

@@ -11,7 +11,9 @@ import { ProxyTrust } from './client-address.js';
 import { FrontResponse } from './response.js';
 import { requestIdOf, tagRequest } from './request-id.js';
 import { HttpRouteContext } from './route-context.js';
-import type { HttpMethod, RouteHandler } from './route.js';
+import type { HttpMethod, RouteHandler, RouteOptions } from './route.js';
+import { DirectLane } from './direct/connection.js';
+import type { Socket } from 'node:net';
 import type { Logger } from '../log/logger.js';
 import type { KernelConfig } from '../config/schema.js';
 
@@ -21,6 +23,9 @@ export { requestIdOf } from './request-id.js';
 
 /** How long a client may go on sending a body that was answered before it was read. */
 const discardGraceMs = 10_000;
+/** node:http's limits, the same for the front's own reader (direct/connection.ts). */
+const keepAliveMs = 65_000;
+const requestTimeoutMs = 300_000;
 
 /**
  * After any answer given before the body was read (401 before reading, 413, …), reads and drops
@@ -84,6 +89,9 @@ export class HttpFront {
   });
   readonly server: Server;
   private readonly exact = new Map<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>();
+  /** `METHOD /path` of the routes the front's own reader takes (RouteOptions.direct). */
+  private readonly directRoutes = new Set<string>();
+  private readonly direct: DirectLane | undefined;
   private inFlight = 0;
   private draining = false;
   private idleWaiters: Array<() => void> = [];
@@ -104,10 +112,33 @@ export class HttpFront {
     this.cors = new Cors(config.corsOrigins);
     this.proxies = new ProxyTrust(config.trustedProxies);
     // A whole request (32 MB at most) must arrive within 5 minutes; replies (streams) are not limited.
-    this.server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 300_000, ServerResponse: FrontResponse }, (req, res) => this.handle(req, res));
+    this.server = createServer({ keepAliveTimeout: keepAliveMs, requestTimeout: requestTimeoutMs, ServerResponse: FrontResponse }, (req, res) => this.handle(req, res));
     this.server.on('clientError', (err, socket) => answerClientError(err, socket, log));
+    this.direct = config.directHttp ? this.directLane() : undefined;
     // Node would send 100 Continue before any route ran; the body reader sends it when it starts.
     this.server.on('checkContinue', (req, res) => this.handle(req, res));
+  }
+
+  /**
+   * Connections start on the front's own reader (direct/connection.ts), which takes node:http's
+   * place as the server's connection listener and hands it every connection it does not keep.
+   */
+  private directLane(): DirectLane | undefined {
+    const listeners = this.server.listeners('connection');
+    // node:http's own listener, added by its constructor; anything else and node:http keeps all.
+    if (listeners.length !== 1) return undefined;
+    const nodeHttp = listeners[0] as (socket: Socket) => void;
+    const lane = new DirectLane({
+      keepAliveMs,
+      requestTimeoutMs,
+      takes: (method, path) => this.directRoutes.has(`${method} ${path}`),
+      serve: (req, res) => this.handle(req as unknown as IncomingMessage, res as unknown as ServerResponse),
+      handOff: (socket) => nodeHttp.call(this.server, socket),
+      timedOut: (socket) => answerClientError(Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket, this.log),
+    });
+    this.server.removeListener('connection', nodeHttp);
+    this.server.on('connection', (socket: Socket) => lane.accept(socket));
+    return lane;
   }
 
   /** A response's end: the client gone before it finished aborts its route's signal; the count in flight drops. */
@@ -117,6 +148,11 @@ export class HttpFront {
       front.inFlight--;
       if (front.inFlight === 0) for (const wake of front.idleWaiters.splice(0)) wake();
     })(this);
+
+  /** Requests read by the front's own reader since start (0 when it is off). */
+  get directServed(): number {
+    return this.direct?.served ?? 0;
+  }
 
   get active(): number {
     return this.inFlight;
@@ -156,7 +192,7 @@ export class HttpFront {
   }
 
   /** Adds a route whose handler gets a RouteContext; anything it throws is rendered as an error. */
-  route(method: HttpMethod, path: string, handler: RouteHandler): void {
+  route(method: HttpMethod, path: string, handler: RouteHandler, options: RouteOptions = {}): void {
     const run = async (req: IncomingMessage, res: ServerResponse, params: Record<string, string>): Promise<void> => {
       const rc = new HttpRouteContext(requestIdOf(req), req, res, params, this.bodies, this.proxies);
       (res as Watched)[clientGone] = rc;
@@ -170,6 +206,7 @@ export class HttpFront {
     // the router; the rest go through tinyhttp.
     if (!/[:*]/.test(path)) {
       this.exact.set(`${method} ${path}`, (req, res) => run(req, res, {}));
+      if (options.direct) this.directRoutes.add(`${method} ${path}`);
       return;
     }
     const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -194,6 +231,7 @@ export class HttpFront {
   drain(): void {
     this.draining = true;
     this.server.closeIdleConnections();
+    this.direct?.closeIdle();
   }
 
   /** Resolves when nothing is in flight, or after `ms`; true when idle. */
@@ -212,6 +250,7 @@ export class HttpFront {
   closeAll(): void {
     this.server.close();
     this.server.closeAllConnections();
+    this.direct?.closeAll();
   }
 }
 

@@ -197,7 +197,7 @@ export class Service {
       },
       optional: (token) => tryResolve(this.container, token),
       hook: (phase, fn) => this.pipeline.add(phase, name, fn),
-      route: (method, path, handler) => this.http.route(method, path, handler),
+      route: (method, path, handler, options) => this.http.route(method, path, handler, options),
       health: (component, check, options) => this.health.add(component, check, options?.critical ?? false),
       healthComponents: (list) => this.health.addDynamic(list),
     };

@@ -6,7 +6,7 @@ import type { PhaseHooks, PhaseName } from '../pipeline/phases.js';
 import type { Logger } from '../log/logger.js';
 import type { KernelConfig } from '../config/schema.js';
 import type { Migration } from '../store/migrations.js';
-import type { RouteHandler, HttpMethod } from '../http/route.js';
+import type { RouteHandler, HttpMethod, RouteOptions } from '../http/route.js';
 import type { HealthCheck, CheckResult } from '../health/registry.js';
 
 /**
@@ -31,7 +31,7 @@ export interface PluginContext<C = unknown> {
   /** Attaches a hook to a pipeline phase; an unknown phase stops boot. */
   hook<P extends PhaseName>(phase: P, fn: PhaseHooks[P]): void;
   /** Adds an HTTP route; errors thrown by the handler are rendered in the spec's shape. */
-  route(method: HttpMethod, path: string, handler: RouteHandler): void;
+  route(method: HttpMethod, path: string, handler: RouteHandler, options?: RouteOptions): void;
   /** Adds a `/healthz` component; a critical one down makes the service `down` (503). */
   health(component: string, check: HealthCheck, options?: { critical?: boolean }): void;
   /** Adds components that come and go at run time (e.g. `provider:<name>` per provider); never critical. */

@@ -148,7 +148,8 @@ export default definePlugin({
         const settling = pipeline.settle(rctx, settleFailed(ctx.log, rc.id));
         if (settling) await settling;
       }
-    });
+      // The hot route: plain requests are read by the front's own HTTP/1.1 reader (kernel/http/direct/).
+    }, { direct: true });
   },
   async stop(ctx) {
     await ctx.container.resolve<BodyParser>('chat-api.bodies').stop();

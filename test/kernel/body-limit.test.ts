@@ -24,17 +24,24 @@ const tooLarge = (limitText: string) => ({
   error: { message: `The request body is larger than ${limitText}.`, type: 'invalid_request_error', param: null, code: 'request_too_large' },
 });
 
+/** The same route read by node:http and by the front's own reader (kernel/http/direct/). */
+const echoes = ['/probe/echo', '/probe/echo-direct'];
+
 test('a body of exactly the limit is read', async () => {
-  const res = await upload(svc.url, '/probe/echo', { total: small, declareLength: true, head: Buffer.from('{}') });
-  assert.is(res.status, 200, res.body);
-  assert.equal(JSON.parse(res.body), { kind: 'object' });
+  for (const path of echoes) {
+    const res = await upload(svc.url, path, { total: small, declareLength: true, head: Buffer.from('{}') });
+    assert.is(res.status, 200, `${path}: ${res.body}`);
+    assert.equal(JSON.parse(res.body), { kind: 'object' });
+  }
 });
 
 test('one byte over the limit with Content-Length: 413 request_too_large in the spec shape', async () => {
-  const res = await upload(svc.url, '/probe/echo', { total: small + 1, declareLength: true, head: Buffer.from('{}') });
-  assert.is(res.status, 413);
-  assert.ok(res.headers['x-svc-request-id']);
-  assert.equal(JSON.parse(res.body), tooLarge('65536 bytes'));
+  for (const path of echoes) {
+    const res = await upload(svc.url, path, { total: small + 1, declareLength: true, head: Buffer.from('{}') });
+    assert.is(res.status, 413, path);
+    assert.ok(res.headers['x-svc-request-id']);
+    assert.equal(JSON.parse(res.body), tooLarge('65536 bytes'));
+  }
   assert.ok(svc.logs.events('request.failed').some((e) => e.code === 'request_too_large' && e.status === 413));
 });
 
@@ -60,17 +67,19 @@ test('malformed JSON, invalid UTF-8 and an empty body: 400 invalid_request', asy
     [new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), 'The request body is not valid UTF-8.'],
     ['', 'The request body is empty; a JSON object is expected.'],
   ];
-  for (const [body, message] of cases) {
-    const res = await fetch(`${svc.url}/probe/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    assert.is(res.status, 400, message);
+  for (const [body, message] of cases) for (const path of echoes) {
+    const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    assert.is(res.status, 400, `${path}: ${message}`);
     assert.ok(res.headers.get('x-svc-request-id'));
     assert.equal(await res.json(), { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_request' } });
   }
 });
 
 test('the connection stays usable after a 400 (the body was read)', async () => {
-  for (let i = 0; i < 3; i++) assert.is((await fetch(`${svc.url}/probe/echo`, { method: 'POST', body: 'nope' })).status, 400);
-  assert.is((await fetch(`${svc.url}/probe/echo`, { method: 'POST', body: '[1]' })).status, 200);
+  for (const path of echoes) {
+    for (let i = 0; i < 3; i++) assert.is((await fetch(`${svc.url}${path}`, { method: 'POST', body: 'nope' })).status, 400);
+    assert.is((await fetch(`${svc.url}${path}`, { method: 'POST', body: '[1]' })).status, 200);
+  }
 });
 
 test('default limit: a real 33 MB body is refused 413 and memory does not grow by the body size', async () => {

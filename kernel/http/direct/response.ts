@@ -1,0 +1,323 @@
+import { EventEmitter } from 'node:events';
+import { STATUS_CODES, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
+import type { DirectRequest } from './request.js';
+
+/** What a response needs of its connection. */
+export interface ResponseLine {
+  readonly socket: Socket;
+  /** Seconds a kept-alive connection may idle (the Keep-Alive header's timeout). */
+  readonly keepAliveSeconds: number;
+  /** The connection ends after this response (the client asked, or the service is closing it). */
+  closing(): boolean;
+  /** The response's last bytes were handed to the socket; `close` says the connection must end. */
+  responded(close: boolean): void;
+}
+
+/** The two names the request id is answered under (SPEC.md Headers), as FrontResponse adds them. */
+const idHeaders = ['x-svc-request-id', 'x-request-id'] as const;
+const tokenName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Names checked once: the routes send the same few on every response. */
+const checkedNames = new Set<string>();
+function validName(name: string): boolean {
+  if (checkedNames.has(name)) return true;
+  if (!tokenName.test(name)) return false;
+  if (checkedNames.size < 1000) checkedNames.add(name);
+  return true;
+}
+const seenDate = 1;
+const seenConnection = 2;
+const seenLength = 4;
+const seenEncoding = 8;
+/** node:http refuses header values with control characters other than tab (no header injection). */
+const badValue = /[^\t\x20-\x7e\x80-\xff]/;
+const nonAscii = /[^\x00-\x7f]/;
+
+let dateSecond = 0;
+let dateText = '';
+/** The Date header's value, made once a second (node:http keeps it the same way). */
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(second * 1000).toUTCString();
+  }
+  return dateText;
+}
+
+function invalidHeader(name: string): never {
+  const err = new TypeError(`Invalid character in header content ["${name}"]`) as TypeError & { code: string };
+  err.code = 'ERR_INVALID_CHAR';
+  throw err;
+}
+
+type Stored = { name: string; value: OutgoingHttpHeader };
+
+/**
+ * The response to a DirectRequest, with the part of node's ServerResponse the routes it serves
+ * use: setHeader / writeHead (request ids added, as FrontResponse does), write, end, flushHeaders,
+ * `drain`, `finish` and `close`. The head goes out as node:http writes it (Date, Connection,
+ * Keep-Alive, a Content-Length or chunked framing) and, unless flushed first, in one socket write
+ * with the first body bytes.
+ */
+export class DirectResponse extends EventEmitter {
+  statusCode = 200;
+  statusMessage: string | undefined = undefined;
+  headersSent = false;
+  writableEnded = false;
+  writableFinished = false;
+  destroyed = false;
+  writableNeedDrain = false;
+  readonly sendDate = true;
+  private stored: Map<string, Stored> | undefined = undefined;
+  /** The head, made but not yet written. */
+  private pendingHead = '';
+  private chunked = false;
+  private closeAfter = false;
+  private noBody = false;
+  /** Which of the headers that change framing the head being made has (seen* bits). */
+  private seen = 0;
+
+  constructor(
+    readonly req: DirectRequest,
+    private readonly line: ResponseLine,
+  ) {
+    super();
+  }
+
+  get socket(): Socket | null {
+    return this.destroyed ? null : this.line.socket;
+  }
+
+  get connection(): Socket | null {
+    return this.socket;
+  }
+
+  get finished(): boolean {
+    return this.writableEnded;
+  }
+
+  setHeader(name: string, value: OutgoingHttpHeader): this {
+    if (this.headersSent) {
+      const err = new Error('Cannot set headers after they are sent to the client') as Error & { code: string };
+      err.code = 'ERR_HTTP_HEADERS_SENT';
+      throw err;
+    }
+    (this.stored ??= new Map()).set(name.toLowerCase(), { name, value });
+    return this;
+  }
+
+  appendHeader(name: string, value: OutgoingHttpHeader): this {
+    const key = name.toLowerCase();
+    const had = this.stored?.get(key);
+    if (!had) return this.setHeader(name, value);
+    const list = ([] as Array<string | number>).concat(had.value as string, value as string);
+    had.value = list.map(String);
+    return this;
+  }
+
+  getHeader(name: string): OutgoingHttpHeader | undefined {
+    return this.stored?.get(name.toLowerCase())?.value;
+  }
+
+  hasHeader(name: string): boolean {
+    return this.stored?.has(name.toLowerCase()) ?? false;
+  }
+
+  removeHeader(name: string): void {
+    this.stored?.delete(name.toLowerCase());
+  }
+
+  getHeaderNames(): string[] {
+    return this.stored ? [...this.stored.keys()] : [];
+  }
+
+  getHeaders(): OutgoingHttpHeaders {
+    const out: OutgoingHttpHeaders = Object.create(null);
+    if (this.stored) for (const [k, s] of this.stored) out[k] = s.value;
+    return out;
+  }
+
+  writeHead(statusCode: number, reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
+    if (this.headersSent) {
+      const err = new Error('Cannot write headers after they are sent to the client') as Error & { code: string };
+      err.code = 'ERR_HTTP_HEADERS_SENT';
+      throw err;
+    }
+    let list = headers;
+    if (typeof reason === 'string') this.statusMessage = reason;
+    else list = reason;
+    this.statusCode = statusCode;
+    const id = this.req.svcRequestId;
+    if (Array.isArray(list)) list.push(idHeaders[0], id, idHeaders[1], id);
+    else {
+      this.setHeader(idHeaders[0], id);
+      this.setHeader(idHeaders[1], id);
+    }
+    let flat: OutgoingHttpHeader[] | undefined;
+    if (this.stored) {
+      // As node: headers given here override those set before.
+      if (Array.isArray(list)) {
+        for (let i = 0; i < list.length; i += 2) this.stored.delete(String(list[i]).toLowerCase());
+        for (let i = 0; i < list.length; i += 2) this.appendHeader(String(list[i]), list[i + 1]!);
+      } else if (list) for (const k in list) if (list[k] !== undefined) this.setHeader(k, list[k]!);
+    } else if (Array.isArray(list)) flat = list;
+    else if (list) for (const k in list) if (list[k] !== undefined) this.setHeader(k, list[k]!);
+    this.makeHead(flat, -1);
+    return this;
+  }
+
+  /** Builds the head (not yet written): `bodyLength` ≥ 0 when `end` knows the whole body. */
+  private makeHead(flat: OutgoingHttpHeader[] | undefined, bodyLength: number): void {
+    const status = this.statusCode;
+    let head = `HTTP/1.1 ${status} ${this.statusMessage ?? STATUS_CODES[status] ?? 'unknown'}\r\n`;
+    this.seen = 0;
+    if (flat) for (let i = 0; i < flat.length; i += 2) head += this.field(String(flat[i]), flat[i + 1]!);
+    else if (this.stored) for (const s of this.stored.values()) head += this.field(s.name, s.value);
+    if ((this.seen & seenDate) === 0) head += `Date: ${httpDate()}\r\n`;
+    if (this.line.closing()) this.closeAfter = true;
+    if ((this.seen & seenConnection) === 0) head += this.closeAfter ? 'Connection: close\r\n' : `Connection: keep-alive\r\nKeep-Alive: timeout=${this.line.keepAliveSeconds}\r\n`;
+    this.noBody = status === 204 || status === 304 || (status >= 100 && status < 200);
+    if ((this.seen & (seenLength | seenEncoding)) === 0 && !this.noBody) {
+      if (bodyLength >= 0) head += `Content-Length: ${bodyLength}\r\n`;
+      else {
+        head += 'Transfer-Encoding: chunked\r\n';
+        this.chunked = true;
+      }
+    }
+    this.pendingHead = `${head}\r\n`;
+    this.headersSent = true;
+  }
+
+  /** One header's lines, checked as node:http checks them; notes the headers that change framing. */
+  private field(name: string, value: OutgoingHttpHeader): string {
+    if (!validName(name)) {
+      const err = new TypeError(`Header name must be a valid HTTP token ["${name}"]`) as TypeError & { code: string };
+      err.code = 'ERR_INVALID_HTTP_TOKEN';
+      throw err;
+    }
+    let lines: string;
+    if (Array.isArray(value)) {
+      lines = '';
+      for (const v of value) lines += this.field(name, v);
+      return lines;
+    }
+    const text = typeof value === 'string' ? value : String(value);
+    if (badValue.test(text)) invalidHeader(name);
+    switch (name.length) {
+      case 4:
+        if (name.toLowerCase() === 'date') this.seen |= seenDate;
+        break;
+      case 10:
+        if (name.toLowerCase() === 'connection') {
+          this.seen |= seenConnection;
+          if (/(^|,)\s*close\s*(,|$)/i.test(text)) this.closeAfter = true;
+        }
+        break;
+      case 14:
+        if (name.toLowerCase() === 'content-length') this.seen |= seenLength;
+        break;
+      case 17:
+        if (name.toLowerCase() === 'transfer-encoding') this.seen |= seenEncoding;
+        break;
+    }
+    return `${name}: ${text}\r\n`;
+  }
+
+  flushHeaders(): void {
+    if (!this.headersSent) this.makeHead(undefined, -1);
+    if (this.pendingHead) this.send('', false);
+  }
+
+  writeContinue(): void {
+    if (!this.destroyed) this.line.socket.write('HTTP/1.1 100 Continue\r\n\r\n');
+  }
+
+  write(chunk: string | Uint8Array, encoding?: BufferEncoding | ((err?: Error | null) => void), cb?: (err?: Error | null) => void): boolean {
+    if (this.writableEnded) {
+      const err = new Error('write after end') as Error & { code: string };
+      err.code = 'ERR_STREAM_WRITE_AFTER_END';
+      throw err;
+    }
+    if (!this.headersSent) this.makeHead(undefined, -1);
+    return this.send(chunk, false, typeof encoding === 'function' ? encoding : cb);
+  }
+
+  end(chunk?: string | Uint8Array | (() => void), encoding?: BufferEncoding | (() => void), cb?: () => void): this {
+    if (this.writableEnded) return this;
+    const done = typeof chunk === 'function' ? chunk : typeof encoding === 'function' ? encoding : cb;
+    if (done) this.once('finish', done);
+    const data = typeof chunk === 'function' || chunk === undefined ? '' : chunk;
+    if (!this.headersSent) this.makeHead(undefined, typeof data === 'string' ? Buffer.byteLength(data) : data.length);
+    this.writableEnded = true;
+    this.send(data, true);
+    return this;
+  }
+
+  /** Writes body bytes (framed when chunked) after the head still pending; the last write finishes. */
+  private send(data: string | Uint8Array, last: boolean, written?: (err?: Error | null) => void): boolean {
+    if (this.destroyed) return false;
+    const socket = this.line.socket;
+    const size = this.noBody ? 0 : typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+    let ok = true;
+    const head = this.pendingHead;
+    this.pendingHead = '';
+    if (typeof data === 'string' && !nonAscii.test(head)) {
+      let text = head;
+      if (size > 0) text += this.chunked ? `${size.toString(16)}\r\n${data}\r\n` : data;
+      if (last && this.chunked) text += '0\r\n\r\n';
+      if (text) ok = socket.write(text, last ? this.onFlushed : written);
+      else if (last) this.onFlushed();
+      else written?.();
+    } else {
+      const parts: Buffer[] = [];
+      if (head) parts.push(Buffer.from(head, 'latin1'));
+      if (size > 0) {
+        if (this.chunked) parts.push(Buffer.from(`${size.toString(16)}\r\n`, 'latin1'));
+        parts.push(typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+        if (this.chunked) parts.push(Buffer.from('\r\n', 'latin1'));
+      }
+      if (last && this.chunked) parts.push(Buffer.from('0\r\n\r\n', 'latin1'));
+      const bytes = Buffer.concat(parts);
+      if (bytes.length > 0) ok = socket.write(bytes, last ? this.onFlushed : written);
+      else if (last) this.onFlushed();
+      else written?.();
+    }
+    if (!ok) this.writableNeedDrain = true;
+    return ok;
+  }
+
+  /** The last write left: `finish`, then `close` on the next tick, as node's response. */
+  private readonly onFlushed = (err?: Error | null): void => {
+    if (err || this.destroyed || this.writableFinished) return;
+    this.writableFinished = true;
+    this.emit('finish');
+    this.line.responded(this.closeAfter);
+    process.nextTick(() => this.closed());
+  };
+
+  /** The socket drained. */
+  drained(): void {
+    this.writableNeedDrain = false;
+    this.emit('drain');
+  }
+
+  /** The response is over, finished or cut: `close`, once. */
+  closed(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.emit('close');
+  }
+
+  destroy(): this {
+    this.line.socket.destroy();
+    return this;
+  }
+
+  cork(): void {}
+  uncork(): void {}
+  setTimeout(): this {
+    return this;
+  }
+}
