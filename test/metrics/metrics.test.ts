@@ -45,7 +45,17 @@ test('without the token, or with another, 401 invalid_api_key; with it, the Prom
   assert.ok(ok.families.has('process_cpu_user_seconds_total') && ok.families.has('nodejs_eventloop_lag_seconds'), 'process metrics');
 });
 
+/**
+ * The rate limit counts in fixed 60 s windows: requests that straddle a window's end start over
+ * in the next one and the last is not refused. Waits for a window with 20 s left.
+ */
+async function freshWindow(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 20_000) await new Promise((r) => setTimeout(r, left + 50));
+}
+
 test('requests by model, route, rule, status and code; attempts, retries, fallbacks, cool-downs; spend; refusals', async () => {
+  await freshWindow();
   const ws = await svc.admin.workspace();
   const key = await newKey(svc.admin, ws);
   await svc.admin.ok('POST', `/workspaces/${ws}/routes`, { name: 'r1', model: 'mock:big', fallbacks: ['mock:small'], description: 'anything at all' });
