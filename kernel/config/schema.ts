@@ -43,6 +43,10 @@ export const KernelConfigSchema = Type.Object(
          * (kernel/http/client-address.ts).
          */
         trustedProxies: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+        /** How long a kept-alive client connection may idle between requests before it is closed. */
+        keepAliveTimeoutMs: Type.Integer({ minimum: 100, default: 65_000 }),
+        /** How long a whole request (head and body) may take to arrive; past it 408, as node:http answers. */
+        requestTimeoutMs: Type.Integer({ minimum: 100, default: 300_000 }),
         /**
          * The model API's hot routes read plain HTTP/1.1 requests with the front's own reader
          * instead of node:http (kernel/http/direct/); false sends every request through node:http.

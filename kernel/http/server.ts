@@ -23,9 +23,6 @@ export { requestIdOf } from './request-id.js';
 
 /** How long a client may go on sending a body that was answered before it was read. */
 const discardGraceMs = 10_000;
-/** node:http's limits, the same for the front's own reader (direct/connection.ts). */
-const keepAliveMs = 65_000;
-const requestTimeoutMs = 300_000;
 
 /**
  * After any answer given before the body was read (401 before reading, 413, …), reads and drops
@@ -112,9 +109,14 @@ export class HttpFront {
     this.cors = new Cors(config.corsOrigins);
     this.proxies = new ProxyTrust(config.trustedProxies);
     // A whole request (32 MB at most) must arrive within 5 minutes; replies (streams) are not limited.
-    this.server = createServer({ keepAliveTimeout: keepAliveMs, requestTimeout: requestTimeoutMs, ServerResponse: FrontResponse }, (req, res) => this.handle(req, res));
+    // The same limits for node:http and the front's own reader (direct/connection.ts). node:http
+    // asks for the head's own limit to be within the whole request's.
+    this.server = createServer(
+      { keepAliveTimeout: config.keepAliveTimeoutMs, requestTimeout: config.requestTimeoutMs, headersTimeout: Math.min(60_000, config.requestTimeoutMs), ServerResponse: FrontResponse },
+      (req, res) => this.handle(req, res),
+    );
     this.server.on('clientError', (err, socket) => answerClientError(err, socket, log));
-    this.direct = config.directHttp ? this.directLane() : undefined;
+    this.direct = config.directHttp ? this.directLane(config.keepAliveTimeoutMs, config.requestTimeoutMs) : undefined;
     // Node would send 100 Continue before any route ran; the body reader sends it when it starts.
     this.server.on('checkContinue', (req, res) => this.handle(req, res));
   }
@@ -123,7 +125,7 @@ export class HttpFront {
    * Connections start on the front's own reader (direct/connection.ts), which takes node:http's
    * place as the server's connection listener and hands it every connection it does not keep.
    */
-  private directLane(): DirectLane | undefined {
+  private directLane(keepAliveMs: number, requestTimeoutMs: number): DirectLane | undefined {
     const listeners = this.server.listeners('connection');
     // node:http's own listener, added by its constructor; anything else and node:http keeps all.
     if (listeners.length !== 1) return undefined;

@@ -233,6 +233,53 @@ test('a response header with a line break is refused, not written (no header inj
   assert.equal(written, []);
 });
 
+/** A service of its own with `server` settings, its port, and a way to stop it. */
+async function withServer(server: Record<string, unknown>, run: (port: number) => Promise<void>): Promise<void> {
+  const backing = await createBacking();
+  const own = await startService({ backing, overrides: { server, plugins: { probe: { module: probeModule } } } });
+  try {
+    await run(own.service.port);
+  } finally {
+    await own.stop();
+    await backing.drop();
+  }
+}
+
+/** Writes `text` on a new connection; resolves with what came back and how long until the server closed it. */
+function untilClosed(port: number, text: string): Promise<{ text: string; ms: number }> {
+  return new Promise((done, fail) => {
+    const started = performance.now();
+    const s = connect({ host: '127.0.0.1', port }, () => s.write(text));
+    let got = '';
+    s.setEncoding('latin1');
+    s.on('data', (d: string) => (got += d));
+    s.on('error', fail);
+    s.on('close', () => done({ text: got, ms: performance.now() - started }));
+  });
+}
+
+test('server.keepAliveTimeoutMs: an idle connection after a request is closed', async () => {
+  await withServer({ keepAliveTimeoutMs: 300 }, async (port) => {
+    const r = await untilClosed(port, post('/probe/echo-direct', '[]'));
+    const [answer] = answers(r.text);
+    assert.is(answer!.status, 200);
+    assert.is(answer!.headers['keep-alive'], 'timeout=0');
+    // Checked once a second: closed after 0.3 s idle, within the next check.
+    assert.ok(r.ms >= 300 && r.ms < 5000, `${r.ms} ms`);
+  });
+});
+
+test('server.requestTimeoutMs: a body that stops arriving is answered 408 in the error shape', async () => {
+  await withServer({ requestTimeoutMs: 500, bodyMinBytesPerSecond: 0 }, async (port) => {
+    const r = await untilClosed(port, `POST /probe/echo-direct HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n[1,`);
+    const [answer] = answers(r.text);
+    assert.is(answer!.status, 408);
+    assert.is(answer!.headers.connection, 'close');
+    assert.equal(JSON.parse(answer!.body), { error: { message: 'The request did not arrive in time.', type: 'invalid_request_error', param: null, code: 'invalid_request' } });
+    assert.ok(r.ms >= 500, `${r.ms} ms`);
+  });
+});
+
 test('server.directHttp false: node:http reads every request', async () => {
   const backing = await createBacking();
   const off = await startService({ backing, overrides: { server: { directHttp: false }, plugins: { probe: { module: probeModule } } } });
