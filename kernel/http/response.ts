@@ -2,7 +2,7 @@ import { ServerResponse, type IncomingMessage, type OutgoingHttpHeaders, type Ou
 import { requestIdOf } from './request-id.js';
 
 /** The two names the request id is answered under (SPEC.md Headers: every response, refusals included). */
-const idHeaders = ['x-svc-request-id', 'x-request-id'] as const;
+export const idHeaders = ['x-svc-request-id', 'x-request-id'] as const;
 
 /**
  * The HTTP front's response: the request id goes out with the head, whichever way the head is

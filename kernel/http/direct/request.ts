@@ -12,7 +12,6 @@ export class DirectRequest extends EventEmitter {
   readonly method: string;
   readonly url: string;
   readonly headers: Record<string, string>;
-  readonly httpVersion = '1.1';
   /** The request id (request-id.ts), set by the front before any route runs. */
   svcRequestId = '';
   /** The whole body arrived. */
@@ -37,10 +36,6 @@ export class DirectRequest extends EventEmitter {
     this.headers = head.headers;
     this.remaining = head.contentLength;
     this.complete = head.contentLength === 0;
-  }
-
-  get connection(): Socket {
-    return this.socket;
   }
 
   get readableLength(): number {
@@ -114,10 +109,6 @@ export class DirectRequest extends EventEmitter {
   /** The socket closed before the body ended: readers hear `close`, as from node's request. */
   closed(): void {
     this.emit('close');
-  }
-
-  setTimeout(): this {
-    return this;
   }
 
   destroy(): this {

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { STATUS_CODES, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { DirectRequest } from './request.js';
+import { idHeaders } from '../response.js';
 
 /** What a response needs of its connection. */
 export interface ResponseLine {
@@ -14,8 +15,6 @@ export interface ResponseLine {
   responded(close: boolean): void;
 }
 
-/** The two names the request id is answered under (SPEC.md Headers), as FrontResponse adds them. */
-const idHeaders = ['x-svc-request-id', 'x-request-id'] as const;
 const tokenName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Names checked once: the routes send the same few on every response. */
 const checkedNames = new Set<string>();
@@ -90,14 +89,6 @@ export class DirectResponse extends EventEmitter {
     return this.destroyed ? null : this.line.socket;
   }
 
-  get connection(): Socket | null {
-    return this.socket;
-  }
-
-  get finished(): boolean {
-    return this.writableEnded;
-  }
-
   setHeader(name: string, value: OutgoingHttpHeader): this {
     if (this.headersSent) {
       const err = new Error('Cannot set headers after they are sent to the client') as Error & { code: string };
@@ -119,24 +110,6 @@ export class DirectResponse extends EventEmitter {
 
   getHeader(name: string): OutgoingHttpHeader | undefined {
     return this.stored?.get(name.toLowerCase())?.value;
-  }
-
-  hasHeader(name: string): boolean {
-    return this.stored?.has(name.toLowerCase()) ?? false;
-  }
-
-  removeHeader(name: string): void {
-    this.stored?.delete(name.toLowerCase());
-  }
-
-  getHeaderNames(): string[] {
-    return this.stored ? [...this.stored.keys()] : [];
-  }
-
-  getHeaders(): OutgoingHttpHeaders {
-    const out: OutgoingHttpHeaders = Object.create(null);
-    if (this.stored) for (const [k, s] of this.stored) out[k] = s.value;
-    return out;
   }
 
   writeHead(statusCode: number, reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
@@ -312,12 +285,6 @@ export class DirectResponse extends EventEmitter {
 
   destroy(): this {
     this.line.socket.destroy();
-    return this;
-  }
-
-  cork(): void {}
-  uncork(): void {}
-  setTimeout(): this {
     return this;
   }
 }
