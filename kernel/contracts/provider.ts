@@ -1,6 +1,7 @@
 import { defineToken } from '../container/tokens.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from './chat.js';
 import type { CatalogModel, ProviderCheckStatus } from './catalog.js';
+import type { RequestSignal } from '../upstream/http.js';
 
 /** Timeouts of upstream calls (config of the `providers` plugin). */
 export interface UpstreamTimeouts {
@@ -28,7 +29,8 @@ export interface ProviderSettings {
 export interface UpstreamCall {
   model: CatalogModel;
   request: ChatRequest & { maxTokens: number };
-  signal: AbortSignal;
+  /** The request's abort (the client left, a stop): `abortSignal` where an API needs an AbortSignal. */
+  signal: RequestSignal;
   /** Deadlines for this call (the model's overrides over the provider's); unset fields use the adapter's own. */
   deadlines?: Partial<UpstreamTimeouts>;
   /** Called for each unparsable stream event the adapter skipped (counted in the trace, never logged with its text). */

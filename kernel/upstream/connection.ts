@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { CallSignal } from './http.js';
-import { ResponseParser, type ResponseSink } from './response-parser.js';
+import { ResponseParser, type ResponseHead, type ResponseSink } from './response-parser.js';
 
 /**
  * One keep-alive connection to a provider: a socket, its response parser, and the call it is
@@ -170,6 +170,19 @@ export class UpstreamBody extends Readable {
   }
 }
 
+/** An UpstreamResponse whose headers are made when first read (response-parser.ts ResponseHead). */
+class Answer {
+  constructor(
+    readonly statusCode: number,
+    private readonly head: ResponseHead,
+    readonly body: UpstreamBody,
+  ) {}
+
+  get headers(): IncomingHttpHeaders {
+    return this.head.headers;
+  }
+}
+
 export class Connection implements ResponseSink {
   private readonly parser = new ResponseParser(this);
   private call: Call | undefined;
@@ -182,6 +195,7 @@ export class Connection implements ResponseSink {
   lastUsed = 0;
   /** How long the server said it keeps an idle connection (`Keep-Alive: timeout=N`), in ms; Infinity when it did not say. */
   serverIdleMs = Infinity;
+  private hintRead: string | undefined;
 
   constructor(readonly socket: Socket, private readonly owner: ConnectionOwner) {
     socket.on('data', this.onData);
@@ -258,17 +272,19 @@ export class Connection implements ResponseSink {
     this.socket.destroy();
   }
 
-  head(statusCode: number, headers: IncomingHttpHeaders, keepAlive: boolean): void {
+  head(statusCode: number, head: ResponseHead, keepAlive: boolean): void {
     this.keepAlive = keepAlive;
-    const hint = headers['keep-alive'];
-    if (hint !== undefined) {
+    const hint = head.keepAliveHint;
+    // The same server sends the same hint on every reply: read once per connection.
+    if (hint !== undefined && hint !== this.hintRead) {
+      this.hintRead = hint;
       // Given up a second before the server's close, as node:http's Agent does: a call sent as it closes would fail.
-      const seconds = /timeout=(\d+)/i.exec(hint as string)?.[1];
+      const seconds = /timeout=(\d+)/i.exec(hint)?.[1];
       if (seconds !== undefined) this.serverIdleMs = Number(seconds) * 1000 - 1000;
     }
     this.body = new UpstreamBody(this);
     if (upstreamChannels.responseHead.hasSubscribers) upstreamChannels.responseHead.publish(undefined);
-    this.call!.resolve({ statusCode, headers, body: this.body });
+    this.call!.resolve(new Answer(statusCode, head, this.body));
   }
 
   data(bytes: Buffer): void {

@@ -19,27 +19,26 @@ export interface CallSignal {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
+/** An upstream call's signal (UpstreamCall.signal): a CallSignal, and a real AbortSignal when an API needs one. */
+export interface RequestSignal extends CallSignal {
+  readonly abortSignal: AbortSignal;
+  throwIfAborted(): void;
+}
+
 /**
- * One timer that aborts an upstream call: a deadline first (the wait for the first byte), then
- * re-armed as the idle gap between events. `fired` tells which one ended the call. It is the
- * call's signal itself (`follow` returns it); `signal` is a real AbortSignal for the APIs that
- * need one, made only when asked for.
- *
- * @example
- * const d = new CallDeadline(); d.arm(5000, 'timeout'); pool.request({ …, signal: d.follow(request.signal) });
+ * What an AbortController and its signal give a call (aborted once, with a reason; listeners called
+ * once each, in order), without an EventTarget: a controller, its signal and the listener
+ * bookkeeping of each `addEventListener` cost ~1 KB on every request. `abortSignal` is a real
+ * AbortSignal for the APIs that need one (fetch, an MCP client), made only when asked for.
  */
-export class CallDeadline implements CallSignal {
-  private timer: NodeJS.Timeout | undefined;
-  private why: 'timeout' | 'idle' = 'timeout';
-  private parent: AbortSignal | undefined;
-  /** Usually one: the connection serving the call (and the pool's queue while it waits). */
+export class SignalLine implements RequestSignal {
+  /** Usually one or two: the upstream deadline following it, the connection serving the call. */
   private listeners: Array<() => void> | undefined;
   private controller: AbortController | undefined;
-  fired: 'timeout' | 'idle' | undefined;
   aborted = false;
   reason: unknown = undefined;
 
-  get signal(): AbortSignal {
+  get abortSignal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
       if (this.aborted) this.controller.abort(this.reason);
@@ -47,13 +46,71 @@ export class CallDeadline implements CallSignal {
     return this.controller.signal;
   }
 
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (!this.aborted) (this.listeners ??= []).push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const at = this.listeners?.indexOf(listener) ?? -1;
+    if (at >= 0) this.listeners!.splice(at, 1);
+  }
+
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason;
+  }
+
+  /** Aborted once, as an AbortSignal is: each listener is called once, in the order added. */
+  protected end(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
+  }
+}
+
+/**
+ * A request's own abort switch (the dispatch phase's): what the client leaving, a stop or the end
+ * of the shutdown grace pull, and every model call of the request follows (UpstreamCall.signal).
+ */
+export class RequestAbort extends SignalLine {
+  /** One that aborts when `signal` does (a caller holding an AbortSignal: a test, a check). */
+  static following(signal: AbortSignal): RequestAbort {
+    const a = new RequestAbort();
+    if (signal.aborted) a.abort(signal.reason);
+    else signal.addEventListener('abort', () => a.abort(signal.reason), once);
+    return a;
+  }
+
+  abort(reason: unknown): void {
+    this.end(reason);
+  }
+}
+
+/**
+ * One timer that aborts an upstream call: a deadline first (the wait for the first byte), then
+ * re-armed as the idle gap between events. `fired` tells which one ended the call. It is the
+ * call's signal itself (`follow` returns it); `abortSignal` is a real AbortSignal for the APIs
+ * that need one.
+ *
+ * @example
+ * const d = new CallDeadline(); d.arm(5000, 'timeout'); pool.request({ …, signal: d.follow(call.signal) });
+ */
+export class CallDeadline extends SignalLine {
+  private timer: NodeJS.Timeout | undefined;
+  private why: 'timeout' | 'idle' = 'timeout';
+  private parent: CallSignal | undefined;
+  fired: 'timeout' | 'idle' | undefined;
+
   /**
    * Aborts the call also when `signal` (the request's) aborts, with its reason; returns this
    * deadline as the signal to hand to the request. One listener, removed by `clear`:
    * `AbortSignal.any` would cost a composite signal with weak references and a finalization
    * registry on every call.
    */
-  follow(signal: AbortSignal): CallSignal {
+  follow(signal: CallSignal): CallSignal {
     if (signal.aborted) this.end(signal.reason);
     else {
       signal.addEventListener('abort', this.onParentAbort, once);
@@ -80,15 +137,6 @@ export class CallDeadline implements CallSignal {
     this.parent = undefined;
   }
 
-  addEventListener(_type: 'abort', listener: () => void): void {
-    if (!this.aborted) (this.listeners ??= []).push(listener);
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    const at = this.listeners?.indexOf(listener) ?? -1;
-    if (at >= 0) this.listeners!.splice(at, 1);
-  }
-
   private readonly onTimer = (): void => {
     this.fired = this.why;
     this.end(new Error(this.why));
@@ -98,17 +146,6 @@ export class CallDeadline implements CallSignal {
     clearTimeout(this.timer);
     this.end(this.parent?.reason);
   };
-
-  /** Aborted once, as an AbortSignal is: each listener is called once, in the order added. */
-  private end(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
-    const listeners = this.listeners;
-    this.listeners = undefined;
-    if (listeners) for (const listener of listeners) listener();
-  }
 }
 
 /**

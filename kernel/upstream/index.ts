@@ -1,5 +1,5 @@
-export { CallDeadline, readUpstreamText, type CallSignal, upstreamEndpoint, closeUpstream, startedWithFirst, type UpstreamBody, type UpstreamEndpoint } from './http.js';
-export { UpstreamPool, CONNECT_TIMEOUT, type UpstreamResponse, type UpstreamRequest } from './pool.js';
+export { CallDeadline, RequestAbort, SignalLine, readUpstreamText, type CallSignal, type RequestSignal, upstreamEndpoint, closeUpstream, startedWithFirst, type UpstreamBody, type UpstreamEndpoint } from './http.js';
+export { UpstreamPool, CONNECT_TIMEOUT, type PreparedHead, type UpstreamResponse, type UpstreamRequest } from './pool.js';
 export { serverSentEvents, type ServerSentEvent } from './sse.js';
 export { jsonBody, type JsonBody } from './json-body.js';
 export {

@@ -220,7 +220,7 @@ export class NativeAdapter implements ProviderAdapter {
     const deadline = new CallDeadline();
     deadline.arm(this.settings.timeouts.connectMs + this.settings.timeouts.firstByteMs, 'timeout');
     try {
-      const res = await this.send(this.wire.models(), 'GET', AbortSignal.any([signal, deadline.signal]));
+      const res = await this.send(this.wire.models(), 'GET', AbortSignal.any([signal, deadline.abortSignal]));
       const text = await readUpstreamText(res.body, errorLimit);
       // Any HTTP answer proves something listens at the address (SPEC "Provider check result").
       return this.wire.keyRefused(res.statusCode, text) ? 'key_refused' : 'connected';

@@ -26,6 +26,13 @@ export interface UpstreamRequest {
   path: string;
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
+  /**
+   * The request line and headers made once by `prepare` for a call repeated with only its body
+   * changing (a chat call): `path`, `method` and `headers` are then not read again, nor checked.
+   */
+  prepared?: PreparedHead;
+  /** The body's length in bytes when the caller knows it (a stream's; a string's is measured here). */
+  length?: number;
   body?: string | Buffer | Readable;
   signal?: CallSignal;
 }
@@ -46,6 +53,13 @@ export interface UpstreamPoolOptions {
 
 /** The error a connect that outlived `connectTimeout` fails with (transportFailureOf: 'timeout'). */
 export const CONNECT_TIMEOUT = 'UPSTREAM_CONNECT_TIMEOUT';
+
+/** A request line and header lines checked and joined once (UpstreamPool.prepare); the length comes per call. */
+export interface PreparedHead {
+  readonly text: string;
+  /** Whether `headers` named a Content-Length itself. */
+  readonly length: boolean;
+}
 
 /** A header value or path that would split the request (CR, LF, NUL), as node:http refuses them. */
 const unsafeValue = /[\r\n\0]/;
@@ -106,14 +120,13 @@ export class UpstreamPool implements ConnectionOwner {
   }
 
   /**
-   * The call's request line and headers as one string, Host first. A whole body's Content-Length is set
-   * here; a stream without one is sent chunked. Names and values are checked as node:http does.
+   * A request line and headers checked and joined once, for calls that differ only in their body
+   * (UpstreamRequest.prepared): a chat call then writes one cached string and its length.
    */
-  private writeHead(req: UpstreamRequest, call: Call): void {
-    if (unsafePath.test(req.path)) throw Object.assign(new TypeError('Request path contains unescaped characters'), { code: 'ERR_UNESCAPED_CHARACTERS' });
-    let text = `${req.method} ${req.path} HTTP/1.1\r\n${this.hostLine}`;
+  prepare(method: UpstreamRequest['method'], path: string, headers?: Record<string, string>): PreparedHead {
+    if (unsafePath.test(path)) throw Object.assign(new TypeError('Request path contains unescaped characters'), { code: 'ERR_UNESCAPED_CHARACTERS' });
+    let text = `${method} ${path} HTTP/1.1\r\n${this.hostLine}`;
     let length = false;
-    const headers = req.headers;
     if (headers) {
       for (const name in headers) {
         const value = headers[name]!;
@@ -125,15 +138,23 @@ export class UpstreamPool implements ConnectionOwner {
         text += `${name}: ${value}\r\n`;
       }
     }
+    return { text, length };
+  }
+
+  /**
+   * The call's request line and headers as one string, Host first. A whole body's Content-Length is set
+   * here; a stream without one is sent chunked. Names and values are checked as node:http does.
+   */
+  private writeHead(req: UpstreamRequest, call: Call): void {
+    const { text, length } = req.prepared ?? this.prepare(req.method, req.path, req.headers);
     const body = req.body;
-    if (!length && body !== undefined) {
-      if (typeof body === 'string' || Buffer.isBuffer(body)) text += `content-length: ${Buffer.byteLength(body)}\r\n`;
-      else {
-        text += 'transfer-encoding: chunked\r\n';
-        call.chunked = true;
-      }
+    if (length || body === undefined) call.head = `${text}\r\n`;
+    else if (req.length !== undefined) call.head = `${text}content-length: ${req.length}\r\n\r\n`;
+    else if (typeof body === 'string' || Buffer.isBuffer(body)) call.head = `${text}content-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    else {
+      call.head = `${text}transfer-encoding: chunked\r\n\r\n`;
+      call.chunked = true;
     }
-    call.head = `${text}\r\n`;
   }
 
   /** A new connection; a call written to it waits in the socket until it is connected. */

@@ -8,9 +8,30 @@ import type { IncomingHttpHeaders } from 'node:http';
  * socket read, never copied.
  */
 
+/**
+ * A reply's head as read: the header lines are made into an object only when asked for (an error
+ * reply's Retry-After, a check): a chat reply's own headers are never read, and building them cost
+ * a name, a lower-cased name and a value string per line on every call.
+ */
+export class ResponseHead {
+  private parsed: IncomingHttpHeaders | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly from: number,
+    /** The Keep-Alive header's value (how long the server keeps an idle connection), if sent. */
+    readonly keepAliveHint: string | undefined,
+  ) {}
+
+  /** Lower-case names; repeats as node:http gives them (set-cookie a list, first wins for single-valued ones, others joined). */
+  get headers(): IncomingHttpHeaders {
+    return (this.parsed ??= headerObject(this.text, this.from));
+  }
+}
+
 /** Where a parsed response goes: its head once, its body's bytes, then its end. */
 export interface ResponseSink {
-  head(statusCode: number, headers: IncomingHttpHeaders, keepAlive: boolean): void;
+  head(statusCode: number, head: ResponseHead, keepAlive: boolean): void;
   data(bytes: Buffer): void;
   end(): void;
 }
@@ -24,16 +45,65 @@ type State = 'idle' | 'head' | 'fixed' | 'size' | 'chunk' | 'chunk-end' | 'trail
 
 /** Headers whose repeats node:http drops (the first wins); other repeats are joined with ', '. */
 const firstWins = new Set(['age', 'authorization', 'content-length', 'content-type', 'etag', 'expires', 'from', 'host', 'if-modified-since', 'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after', 'server', 'user-agent']);
-const statusLine = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: |$)/;
 
-/** A header name or token as RFC 9110 defines it (the reply's names here, the request's in the pool). */
 /** Where the line starting at `at` ends (its CR LF, or the text's end). */
 function lineEnd(text: string, at: number): number {
   const end = text.indexOf('\r\n', at);
   return end < 0 ? text.length : end;
 }
 
+/** A header name or token as RFC 9110 defines it (the reply's names here, the request's in the pool). */
 export const httpToken = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** The token characters by code (a check per character, no string sliced to test). */
+const tokenChars = new Uint8Array(128);
+for (const c of "!#$%&'*+.^_`|~-") tokenChars[c.charCodeAt(0)] = 1;
+for (let c = 48; c < 58; c++) tokenChars[c] = 1;
+for (let c = 65; c < 91; c++) tokenChars[c] = tokenChars[c + 32] = 1;
+
+function isToken(text: string, from: number, to: number): boolean {
+  if (to <= from) return false;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128 || tokenChars[c] === 0) return false;
+  }
+  return true;
+}
+
+/** Whether the name text[from, from + name.length) is `name` (lower case), in any case. */
+function nameIs(text: string, from: number, name: string): boolean {
+  for (let i = 0; i < name.length; i++) if ((text.charCodeAt(from + i) | 0x20) !== name.charCodeAt(i)) return false;
+  return true;
+}
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/** `HTTP/1.x NNN` (then a space or the line's end): the status code, or -1. */
+function statusOf(text: string, lineEnd: number): number {
+  if (!text.startsWith('HTTP/1.') || (text.charCodeAt(7) !== 48 && text.charCodeAt(7) !== 49) || text.charCodeAt(8) !== 32) return -1;
+  const a = text.charCodeAt(9);
+  const b = text.charCodeAt(10);
+  const c = text.charCodeAt(11);
+  if (a < 49 || a > 57 || !isDigit(b) || !isDigit(c) || (lineEnd > 12 && text.charCodeAt(12) !== 32) || lineEnd < 12) return -1;
+  return (a - 48) * 100 + (b - 48) * 10 + (c - 48);
+}
+
+/** The header lines from `at` as an object (already checked by the parser's `head`). */
+function headerObject(text: string, at: number): IncomingHttpHeaders {
+  const headers: IncomingHttpHeaders = {};
+  while (at < text.length) {
+    const end = lineEnd(text, at);
+    const colon = text.indexOf(':', at);
+    const key = text.slice(at, colon).toLowerCase();
+    const value = text.slice(colon + 1, end).trim();
+    at = end + 2;
+    const seen = headers[key];
+    if (seen === undefined) headers[key] = key === 'set-cookie' ? [value] : value;
+    else if (key === 'set-cookie') (seen as string[]).push(value);
+    else if (!firstWins.has(key)) headers[key] = `${seen as string}, ${value}`;
+  }
+  return headers;
+}
 
 /** A reply that is not HTTP/1.1: its `code` names the fault as llhttp's do (transportFailureOf: 'reset'). */
 export function parseError(code: string, message: string): Error & { code: string } {
@@ -163,32 +233,49 @@ export class ResponseParser {
   }
 
   private head(text: string): void {
-    // Line by line with indexOf rather than split: no array of lines per reply.
+    // Line by line with indexOf rather than split, and only the framing headers' values sliced:
+    // the rest are made into an object when someone asks (ResponseHead).
     const first = lineEnd(text, 0);
-    const status = statusLine.exec(text.slice(0, first));
-    if (!status) throw parseError('HPE_INVALID_CONSTANT', 'not an HTTP/1.x status line');
-    const statusCode = Number(status[2]);
-    const headers: IncomingHttpHeaders = {};
+    const statusCode = statusOf(text, first);
+    if (statusCode < 0) throw parseError('HPE_INVALID_CONSTANT', 'not an HTTP/1.x status line');
+    let connection: string | undefined;
+    let te: string | undefined;
+    let cl: string | undefined;
+    let hint: string | undefined;
+    let repeated = false;
     for (let at = first + 2; at < text.length; ) {
       const end = lineEnd(text, at);
       const colon = text.indexOf(':', at);
-      const name = colon > at && colon < end ? text.slice(at, colon) : '';
       // No obsolete line folding (a line starting with whitespace), as llhttp refuses it.
-      if (!httpToken.test(name)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'invalid header line');
-      const key = name.toLowerCase();
-      const value = text.slice(colon + 1, end).trim();
+      if (colon < 0 || colon >= end || !isToken(text, at, colon)) throw parseError('HPE_INVALID_HEADER_TOKEN', 'invalid header line');
+      const n = colon - at;
+      if (n === 10 && nameIs(text, at, 'connection')) {
+        repeated ||= connection !== undefined;
+        connection = text.slice(colon + 1, end).trim();
+      } else if (n === 10 && nameIs(text, at, 'keep-alive')) {
+        repeated ||= hint !== undefined;
+        hint = text.slice(colon + 1, end).trim();
+      } else if (n === 14 && nameIs(text, at, 'content-length')) {
+        cl ??= text.slice(colon + 1, end).trim();
+      } else if (n === 17 && nameIs(text, at, 'transfer-encoding')) {
+        repeated ||= te !== undefined;
+        te = text.slice(colon + 1, end).trim();
+      }
       at = end + 2;
-      const seen = headers[key];
-      if (seen === undefined) headers[key] = key === 'set-cookie' ? [value] : value;
-      else if (key === 'set-cookie') (seen as string[]).push(value);
-      else if (!firstWins.has(key)) headers[key] = `${seen as string}, ${value}`;
+    }
+    if (repeated) {
+      // Repeats are joined as node:http joins them: read from the object (a rare reply).
+      const h = headerObject(text, first + 2);
+      connection = h.connection;
+      te = h['transfer-encoding'];
+      hint = h['keep-alive'] as string | undefined;
     }
     // An interim answer (100 Continue, 103 Early Hints): the real one follows.
     if (statusCode < 200) return;
-    const connection = headers.connection?.toLowerCase();
-    let keepAlive = status[1] === '1' ? !connection?.includes('close') : !!connection?.includes('keep-alive');
-    const te = headers['transfer-encoding']?.toLowerCase();
-    const cl = headers['content-length'];
+    const head = new ResponseHead(text, first + 2, hint);
+    connection = connection?.toLowerCase();
+    let keepAlive = text.charCodeAt(7) === 49 ? !connection?.includes('close') : !!connection?.includes('keep-alive');
+    te = te?.toLowerCase();
     let framing: 'none' | 'fixed' | 'chunked' | 'until-close';
     if (this.bodiless || statusCode === 204 || statusCode === 304) framing = 'none';
     else if (te !== undefined) {
@@ -204,7 +291,7 @@ export class ResponseParser {
       keepAlive = false;
     }
     this.state = framing === 'fixed' ? 'fixed' : framing === 'chunked' ? 'size' : framing === 'until-close' ? 'until-close' : 'done';
-    this.sink.head(statusCode, headers, keepAlive);
+    this.sink.head(statusCode, head, keepAlive);
     if (framing === 'none') this.sink.end();
   }
 }

@@ -5,6 +5,7 @@ import {
   type CatalogModel,
   type RequestContext,
   type UpstreamCall,
+  type RequestSignal,
 } from '../../kernel/index.js';
 import type { Cooldown } from './cooldown.js';
 import { contextError, tooLong } from './context-fit.js';
@@ -35,7 +36,7 @@ function candidateChain(first: CatalogModel, candidates: readonly CatalogModel[]
  * remains. Resolves once a reply was written (whole, or a stream that may have ended in an error
  * event); throws the error to answer with when no attempt could give one.
  */
-export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: AbortSignal): Promise<void> {
+export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: RequestSignal): Promise<void> {
   const { state } = ctx;
   const chat = state.chat!;
   const outcome = state.outcome!;

@@ -1,4 +1,4 @@
-import { GatewayError, sumUsage, type RequestContext } from '../../kernel/index.js';
+import { GatewayError, RequestAbort, sumUsage, type RequestContext } from '../../kernel/index.js';
 import { attempt, type AttemptEnv } from './attempts.js';
 
 declare module '../../kernel/index.js' {
@@ -24,7 +24,8 @@ export function blankOutcome(): import('../../kernel/index.js').Outcome {
  */
 export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise<void> {
   const outcome = (ctx.state.outcome = blankOutcome());
-  const upstream = new AbortController();
+  // Not an AbortController: an EventTarget and its listener bookkeeping on every request (http.ts SignalLine).
+  const upstream = new RequestAbort();
   const onClientGone = (): void => {
     outcome.clientClosed = true;
     upstream.abort(new GatewayError('internal_error', 'The client closed the connection.'));
@@ -37,7 +38,7 @@ export async function dispatch(ctx: RequestContext, deps: DispatchDeps): Promise
   else if (ctx.stopReason) upstream.abort(ctx.stopReason);
   else if (deps.lifecycle.expired.aborted) onExpired();
   try {
-    await attempt(ctx, deps, upstream.signal);
+    await attempt(ctx, deps, upstream);
   } catch (err) {
     if (ctx.stopReason && !ctx.res.headersSent) throw ctx.stopReason;
     if (deps.lifecycle.expired.aborted && !ctx.res.headersSent && !ctx.clientGone) return refuseShuttingDown(ctx);

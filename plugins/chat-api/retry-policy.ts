@@ -1,4 +1,4 @@
-import { Type, type ErrorCode, type GatewayError, type Static, type UpstreamFailureHints } from '../../kernel/index.js';
+import { Type, type ErrorCode, type GatewayError, type Static, type UpstreamFailureHints, type CallSignal } from '../../kernel/index.js';
 
 /** The dispatcher's fault handling (chat-api config `upstream`); README "When the upstream fails". */
 export const upstreamConfig = Type.Object(
@@ -73,7 +73,7 @@ export function backoffMs(retry: number, cfg: Pick<UpstreamConfig, 'backoffMs' |
 }
 
 /** Waits `ms` unless `signal` aborts first (then resolves early; the caller checks the signal). */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
+export function pause(ms: number, signal: CallSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve();
   return new Promise((done) => {
     const timer = setTimeout(finish, ms);

@@ -1,4 +1,4 @@
-import { sumUsage, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter, type RequestContext, type ToolCall, type ToolLoop, type UpstreamCall, type Usage } from '../../kernel/index.js';
+import { sumUsage, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter, type RequestContext, type ToolCall, type ToolLoop, type UpstreamCall, type Usage, type CallSignal } from '../../kernel/index.js';
 import { pendingCompletion, zeroUsage, type Pending, type Turns } from './turns.js';
 
 type Like = Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'model'>;
@@ -46,7 +46,7 @@ export class ServerToolLoop implements ToolLoop {
     return { ...call, request };
   }
 
-  private checkStopped(signal: AbortSignal): void {
+  private checkStopped(signal: CallSignal): void {
     if (this.ctx.stopReason) throw this.ctx.stopReason;
     if (signal.aborted) throw signal.reason;
   }
@@ -71,7 +71,7 @@ export class ServerToolLoop implements ToolLoop {
   }
 
   private async complete(inner: ProviderAdapter, call: UpstreamCall): Promise<ChatCompletion> {
-    const first = await this.turns.start(call.signal, () => this.held(call, 0));
+    const first = await this.turns.start(call.signal.abortSignal, () => this.held(call, 0));
     // Stopped again before any model call (the rest of the turn needs another approval): nothing to charge.
     if (first.pending) return pendingCompletion({ id: `chatcmpl-${this.ctx.id}`, created: Math.floor(Date.now() / 1000), model: call.model.name }, null, zeroUsage(), first.pending);
     for (let step = 0; ; step++) {
@@ -94,13 +94,13 @@ export class ServerToolLoop implements ToolLoop {
         return reply;
       }
       this.turns.added.push({ role: 'assistant', content: message?.content ?? null, tool_calls: mine });
-      const r = await this.turns.turn(mine, call.signal, () => this.held(call, step + 1));
+      const r = await this.turns.turn(mine, call.signal.abortSignal, () => this.held(call, step + 1));
       if (r.pending) return pendingCompletion(reply, message?.content ?? null, this.usage(), r.pending);
     }
   }
 
   private async stream(inner: ProviderAdapter, call: UpstreamCall): Promise<AsyncIterable<ChatCompletionChunk>> {
-    const first = await this.turns.start(call.signal, () => this.held(call, 0));
+    const first = await this.turns.start(call.signal.abortSignal, () => this.held(call, 0));
     if (first.pending) return this.pendingOnly(call, first.pending);
     const upstream = await inner.stream(await this.held(call, 0));
     return this.steps(inner, call, upstream);
@@ -176,7 +176,7 @@ export class ServerToolLoop implements ToolLoop {
         return;
       }
       this.turns.added.push({ role: 'assistant', content: text || null, tool_calls: mine });
-      const r = await this.turns.turn(mine, call.signal, () => this.held(call, step + 1));
+      const r = await this.turns.turn(mine, call.signal.abortSignal, () => this.held(call, step + 1));
       if (r.pending) {
         yield* this.ending(like, usage ?? null, r.pending);
         return;

@@ -1,4 +1,4 @@
-import { closeUpstream, GatewayError, isGatewayError, jsonBody, malformedInARow, readUpstreamText, UpstreamPool, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter, type UpstreamBody, type UpstreamResponse, type CallSignal, type JsonBody } from '../../kernel/index.js';
+import { closeUpstream, GatewayError, isGatewayError, jsonBody, malformedInARow, readUpstreamText, UpstreamPool, type ChatCompletion, type ChatCompletionChunk, type ProviderAdapter, type UpstreamBody, type UpstreamResponse, type CallSignal, type JsonBody, type PreparedHead } from '../../kernel/index.js';
 import type { ProviderCheckStatus, ProviderSettings, UpstreamCall, Usage } from '../../kernel/index.js';
 import { fromVendorReply, readStreamEvent, toVendorRequest, type StreamItem } from './transform.js';
 import { SseDecoder } from './sse.js';
@@ -45,6 +45,9 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     this.pool = this.url ? new UpstreamPool(this.url, { connections: settings.connections ?? 128, connectTimeout: t.connectMs }) : undefined;
   }
 
+  /** The chat call's request line and headers, whole and streamed, made once (only the body changes). */
+  private chatHeads?: [PreparedHead, PreparedHead, string];
+
   /** What error messages must never carry (the settings are fixed for the adapter's life: made once). */
   private secretsOf?: string[];
 
@@ -78,9 +81,14 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   private send({ body, length }: JsonBody, stream: boolean, signal: CallSignal): Promise<UpstreamResponse> {
-    const headers = this.headers(stream ? 'text/event-stream' : 'application/json', true);
-    if (length !== undefined) headers['content-length'] = String(length);
-    return this.pool!.request({ path: `${this.base}/chat/completions`, method: 'POST', headers, body, signal });
+    const pool = this.pool!;
+    const heads = (this.chatHeads ??= this.prepareChat(pool));
+    return pool.request({ path: heads[2], method: 'POST', prepared: heads[stream ? 1 : 0], body, length, signal });
+  }
+
+  private prepareChat(pool: UpstreamPool): [PreparedHead, PreparedHead, string] {
+    const path = `${this.base}/chat/completions`;
+    return [pool.prepare('POST', path, this.headers('application/json', true)), pool.prepare('POST', path, this.headers('text/event-stream', true)), path];
   }
 
   /** A thrown non-GatewayError as what it means: the client's own abort, or a provider failure. */
@@ -236,7 +244,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
         path: `${this.base}${check?.path ?? '/models'}`,
         method: 'GET',
         headers: this.headers('application/json', false),
-        signal: AbortSignal.any([signal, deadline.signal]),
+        signal: AbortSignal.any([signal, deadline.abortSignal]),
       });
       if (check?.refused) return check.refused(res.statusCode, await readUpstreamText(res.body, errorLimit)) ? 'key_refused' : 'connected';
       await readUpstreamText(res.body, errorLimit).catch(() => undefined);
@@ -255,7 +263,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     const deadline = new Deadline();
     deadline.arm(this.settings.timeouts.connectMs + this.settings.timeouts.firstByteMs, 'timeout');
     try {
-      const res = await this.pool.request({ path: `${this.base}/models`, method: 'GET', headers: this.headers('application/json', false), signal: AbortSignal.any([signal, deadline.signal]) });
+      const res = await this.pool.request({ path: `${this.base}/models`, method: 'GET', headers: this.headers('application/json', false), signal: AbortSignal.any([signal, deadline.abortSignal]) });
       const text = await readUpstreamText(res.body, errorLimit);
       if (res.statusCode === 401 || res.statusCode === 403) throw new GatewayError('provider_auth_failed', `Provider ${this.settings.name} refused the key.`);
       if (res.statusCode >= 300) throw new GatewayError('upstream_unavailable', `Provider ${this.settings.name} answered ${res.statusCode} to its model list.`);

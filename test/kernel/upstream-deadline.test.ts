@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CallDeadline } from '../../kernel/upstream/http.js';
+import { CallDeadline, RequestAbort } from '../../kernel/upstream/http.js';
 
 /**
  * CallDeadline is an upstream call's signal (kernel/upstream/http.ts): it must behave as the
@@ -63,7 +63,7 @@ test('clear: the timer and the request are no longer followed; signal is a real 
   await sleep(50);
   assert.is(signal.aborted, false);
   assert.is(d.fired, undefined);
-  const real = d.signal;
+  const real = d.abortSignal;
   assert.instance(real, AbortSignal);
   const any = AbortSignal.any([new AbortController().signal, real]);
   d.abort();
@@ -73,8 +73,41 @@ test('clear: the timer and the request are no longer followed; signal is a real 
   // Asked for after the end: already aborted, with the same reason.
   const late = new CallDeadline();
   late.abort();
-  assert.is(late.signal.aborted, true);
-  assert.is((late.signal.reason as Error).message, 'done');
+  assert.is(late.abortSignal.aborted, true);
+  assert.is((late.abortSignal.reason as Error).message, 'done');
+});
+
+test('a request abort: listeners once each in order, removed ones not called, and an AbortSignal made on demand', () => {
+  const a = new RequestAbort();
+  const calls: string[] = [];
+  const second = (): void => void calls.push('second');
+  a.addEventListener('abort', () => calls.push('first'));
+  a.addEventListener('abort', second);
+  a.addEventListener('abort', () => calls.push('third'));
+  a.removeEventListener('abort', second);
+  const real = a.abortSignal;
+  a.abort(new Error('gone'));
+  a.abort(new Error('again'));
+  assert.equal(calls, ['first', 'third']);
+  assert.is(a.aborted, true);
+  assert.is((a.reason as Error).message, 'gone');
+  assert.is(real.aborted, true);
+  assert.is((real.reason as Error).message, 'gone');
+  assert.throws(() => a.throwIfAborted(), (e: Error) => e.message === 'gone');
+  // A deadline following it ends with its reason.
+  const d = new CallDeadline();
+  const c = new RequestAbort();
+  d.follow(c);
+  c.abort(new Error('client left'));
+  assert.is(d.aborted, true);
+  assert.is((d.reason as Error).message, 'client left');
+  // Following an AbortSignal (an adapter's caller that has one).
+  const controller = new AbortController();
+  const f = RequestAbort.following(controller.signal);
+  assert.is(f.aborted, false);
+  controller.abort(new Error('stop'));
+  assert.is(f.aborted, true);
+  assert.is((f.reason as Error).message, 'stop');
 });
 
 test.run();

@@ -14,7 +14,7 @@ interface Seen {
 function parser(bodiless = false): { p: ResponseParser; seen: Seen } {
   const seen: Seen = { heads: [], body: '', ends: 0 };
   const p = new ResponseParser({
-    head: (statusCode, headers, keepAlive) => void seen.heads.push({ statusCode, headers, keepAlive }),
+    head: (statusCode, head, keepAlive) => void seen.heads.push({ statusCode, headers: head.headers, keepAlive }),
     data: (bytes) => void (seen.body += bytes.toString('latin1')),
     end: () => void seen.ends++,
   });

@@ -2,6 +2,7 @@ import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   isGatewayError,
+  RequestAbort,
   type CatalogModel,
   type ChatCompletionChunk,
   type ChatMessage,
@@ -54,7 +55,7 @@ export function testCall(model: CatalogModel, over: Partial<ChatRequest> = {}, s
     maxTokens: 256,
     ...over,
   } as ChatRequest & { maxTokens: number };
-  return { model, request, signal };
+  return { model, request, signal: RequestAbort.following(signal) };
 }
 
 /** Collects a stream; a failure is returned with what arrived before it. */
