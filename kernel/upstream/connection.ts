@@ -222,10 +222,14 @@ export class Connection implements ResponseSink {
       this.socket.write(call.head + body);
       this.sent = true;
     } else if (Buffer.isBuffer(body)) {
-      this.socket.cork();
-      this.socket.write(call.head);
-      this.socket.write(body);
-      this.socket.uncork();
+      // The pool writes a string body and its head into one buffer (pool.ts wire): one write.
+      if (call.head === '') this.socket.write(body);
+      else {
+        this.socket.cork();
+        this.socket.write(call.head);
+        this.socket.write(body);
+        this.socket.uncork();
+      }
       this.sent = true;
     } else this.stream(call, body);
   }

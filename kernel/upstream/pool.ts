@@ -66,6 +66,23 @@ const unsafeValue = /[\r\n\0]/;
 const unsafePath = /[\s\0]/;
 
 /**
+ * A request with a string body as the bytes sent: the head's lines (latin1, as node:http writes
+ * them), its Content-Length and the body (UTF-8) written straight into one buffer. Joining them as
+ * text first made a string per piece and a flat copy of the whole at the socket write.
+ */
+function wire(lines: string, body: string): Buffer {
+  const size = Buffer.byteLength(body);
+  const length = String(size);
+  const buf = Buffer.allocUnsafe(lines.length + 20 + length.length + size);
+  let at = buf.write(lines, 0, 'latin1');
+  at += buf.write('content-length: ', at, 'latin1');
+  at += buf.write(length, at, 'latin1');
+  at += buf.write('\r\n\r\n', at, 'latin1');
+  buf.write(body, at, 'utf8');
+  return buf;
+}
+
+/**
  * @example
  * const pool = new UpstreamPool(new URL('https://api.openai.com'), { connections: 128, connectTimeout: 5000 });
  * const res = await pool.request({ path: '/v1/models', method: 'GET', signal });
@@ -148,9 +165,12 @@ export class UpstreamPool implements ConnectionOwner {
   private writeHead(req: UpstreamRequest, call: Call): void {
     const { text, length } = req.prepared ?? this.prepare(req.method, req.path, req.headers);
     const body = req.body;
-    if (length || body === undefined) call.head = `${text}\r\n`;
+    if (typeof body === 'string' && !length) {
+      call.head = '';
+      call.body = wire(text, body);
+    } else if (length || body === undefined) call.head = `${text}\r\n`;
     else if (req.length !== undefined) call.head = `${text}content-length: ${req.length}\r\n\r\n`;
-    else if (typeof body === 'string' || Buffer.isBuffer(body)) call.head = `${text}content-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    else if (Buffer.isBuffer(body)) call.head = `${text}content-length: ${body.length}\r\n\r\n`;
     else {
       call.head = `${text}transfer-encoding: chunked\r\n\r\n`;
       call.chunked = true;

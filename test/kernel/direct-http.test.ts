@@ -110,6 +110,13 @@ test('the same answer as node:http: status line, headers and body', async () => 
   assert.match(direct.headers['x-svc-request-id']!, /^req_/);
   assert.is(direct.headers['x-request-id'], direct.headers['x-svc-request-id']);
   assert.ok(Math.abs(Date.parse(direct.headers.date!) - Date.now()) < 5000, direct.headers.date);
+  // A body with non-ASCII text: its length in UTF-8 bytes, the bytes as node:http sends them.
+  // (The exchange reads and writes latin1: one character a byte.)
+  const text = '"h\\u00e9llo \\u2713 \\ud83d\\ude00"';
+  const [a, b] = await Promise.all([exchange([post('/probe/text', text)], 1), exchange([post('/probe/text-direct', text)], 1)]);
+  assert.is(b.answers[0]!.body, a.answers[0]!.body);
+  assert.is(Buffer.from(b.answers[0]!.body, 'latin1').toString('utf8'), '{"text":"héllo ✓ 😀"}');
+  assert.is(b.answers[0]!.headers['content-length'], String(b.answers[0]!.body.length));
   // A streamed answer: chunked framing, as node:http writes a body of unknown length.
   const stream = (await exchange([post('/probe/stream-direct', '{"parts":["a","b"]}')], 1)).answers[0]!;
   assert.is(stream.headers['transfer-encoding'], 'chunked');
