@@ -62,6 +62,10 @@ function badPercentEncoding(this: Response): Response {
   return this;
 }
 
+type ExactRoute = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+/** The params of a route without any (one shared object, not one per request). */
+const noParams: Record<string, string> = Object.freeze({});
+
 /**
  * The HTTP front: a node server whose outer handler gives every request an id (answered as
  * x-svc-request-id, refusals included), counts requests in flight, and answers a plain 503 while
@@ -85,9 +89,10 @@ export class HttpFront {
     },
   });
   readonly server: Server;
-  private readonly exact = new Map<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>();
-  /** `METHOD /path` of the routes the front's own reader takes (RouteOptions.direct). */
-  private readonly directRoutes = new Set<string>();
+  /** Routes without parameters by method, then path: found without building a key per request. */
+  private readonly exact = new Map<string, Map<string, ExactRoute>>();
+  /** The paths, by method, of the routes the front's own reader takes (RouteOptions.direct). */
+  private readonly directRoutes = new Map<string, Set<string>>();
   private readonly direct: DirectLane | undefined;
   private inFlight = 0;
   private draining = false;
@@ -133,7 +138,7 @@ export class HttpFront {
     const lane = new DirectLane({
       keepAliveMs,
       requestTimeoutMs,
-      takes: (method, path) => this.directRoutes.has(`${method} ${path}`),
+      takes: (method, path) => this.directRoutes.get(method)?.has(path) === true,
       serve: (req, res) => this.handle(req as unknown as IncomingMessage, res as unknown as ServerResponse),
       handOff: (socket) => nodeHttp.call(this.server, socket),
       timedOut: (socket) => answerClientError(Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket, this.log),
@@ -177,7 +182,7 @@ export class HttpFront {
     res.on('close', this.responseClosed);
     const url = req.url ?? '/';
     const q = url.indexOf('?');
-    const exact = this.exact.get(`${req.method} ${q === -1 ? url : url.slice(0, q)}`);
+    const exact = this.exact.get(req.method ?? '')?.get(q === -1 ? url : url.slice(0, q));
     if (exact) void exact(req, res);
     // Checked here rather than left to tinyhttp, which would also print the URIError's stack on
     // stderr for every such request.
@@ -207,8 +212,9 @@ export class HttpFront {
     // Paths without parameters (the model API among them) are found in one map lookup before
     // the router; the rest go through tinyhttp.
     if (!/[:*]/.test(path)) {
-      this.exact.set(`${method} ${path}`, (req, res) => run(req, res, {}));
-      if (options.direct) this.directRoutes.add(`${method} ${path}`);
+      const byPath = this.exact.get(method) ?? new Map<string, ExactRoute>();
+      this.exact.set(method, byPath.set(path, (req, res) => run(req, res, noParams)));
+      if (options.direct) this.directRoutes.set(method, (this.directRoutes.get(method) ?? new Set<string>()).add(path));
       return;
     }
     const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';

@@ -173,6 +173,8 @@ function addPartsOf(t: TotalsTable): StatementParts & { shape: string } {
  * parameter list in one array of its final length (`flat` grew it; slicing the rows first copied them).
  */
 export function flatRows(rows: readonly unknown[][], width: number, from = 0, count = rows.length - from): unknown[] {
+  // One row of the right width is its own parameter list (a request's usage record, its hold).
+  if (count === 1 && rows[from]!.length === width) return rows[from]!;
   const params = new Array<unknown>(count * width);
   let at = 0;
   for (let r = from; r < from + count; r++) {
@@ -182,15 +184,19 @@ export function flatRows(rows: readonly unknown[][], width: number, from = 0, co
   return params;
 }
 
-/** An insert's shape (table, columns, conflict clause) as one string, made once per column list and clause. */
-const insertShapes = new WeakMap<readonly string[], Map<string, string>>();
+/**
+ * An insert's shape (table, columns, conflict clause) as one string, made once per column list,
+ * table and clause: looked up without building a key (a joined key was a new string per write).
+ */
+const insertShapes = new WeakMap<readonly string[], Map<string, Map<string, string>>>();
 function insertShape(w: InsertRows): string {
   let byTable = insertShapes.get(w.columns);
   if (!byTable) insertShapes.set(w.columns, (byTable = new Map()));
+  let byClause = byTable.get(w.table);
+  if (!byClause) byTable.set(w.table, (byClause = new Map()));
   const clause = w.onConflict ?? '';
-  const key = w.table + clause;
-  let shape = byTable.get(key);
-  if (shape === undefined) byTable.set(key, (shape = `${w.table}|${join(w.columns)}|${clause}`));
+  let shape = byClause.get(clause);
+  if (shape === undefined) byClause.set(clause, (shape = `${w.table}|${join(w.columns)}|${clause}`));
   return shape;
 }
 

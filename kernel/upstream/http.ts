@@ -32,8 +32,9 @@ export interface RequestSignal extends CallSignal {
  * AbortSignal for the APIs that need one (fetch, an MCP client), made only when asked for.
  */
 export class SignalLine implements RequestSignal {
-  /** Usually one or two: the upstream deadline following it, the connection serving the call. */
-  private listeners: Array<() => void> | undefined;
+  /** The first listener (usually the only one: the deadline following it, or the connection serving the call). */
+  private listener: (() => void) | undefined;
+  private more: Array<() => void> | undefined;
   private controller: AbortController | undefined;
   aborted = false;
   reason: unknown = undefined;
@@ -47,12 +48,18 @@ export class SignalLine implements RequestSignal {
   }
 
   addEventListener(_type: 'abort', listener: () => void): void {
-    if (!this.aborted) (this.listeners ??= []).push(listener);
+    if (this.aborted) return;
+    if (this.listener === undefined && this.more === undefined) this.listener = listener;
+    else (this.more ??= []).push(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
-    const at = this.listeners?.indexOf(listener) ?? -1;
-    if (at >= 0) this.listeners!.splice(at, 1);
+    if (this.listener === listener) {
+      this.listener = undefined;
+      return;
+    }
+    const at = this.more?.indexOf(listener) ?? -1;
+    if (at >= 0) this.more!.splice(at, 1);
   }
 
   throwIfAborted(): void {
@@ -65,9 +72,12 @@ export class SignalLine implements RequestSignal {
     this.aborted = true;
     this.reason = reason;
     this.controller?.abort(reason);
-    const listeners = this.listeners;
-    this.listeners = undefined;
-    if (listeners) for (const listener of listeners) listener();
+    const first = this.listener;
+    const more = this.more;
+    this.listener = undefined;
+    this.more = undefined;
+    first?.();
+    if (more) for (const listener of more) listener();
   }
 }
 

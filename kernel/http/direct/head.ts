@@ -58,6 +58,31 @@ function originForm(text: string, from: number, to: number): boolean {
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x09;
 
 /**
+ * The names nearly every API request carries, by length: a name read in any case is one of these
+ * strings without a slice and a lower-cased copy of it per line.
+ */
+const commonNames = new Map<number, string[]>();
+for (const name of ['host', 'accept', 'user-agent', 'content-type', 'content-length', 'authorization', 'connection', 'accept-encoding', 'x-stainless-os', 'x-stainless-lang', 'x-stainless-arch', 'x-stainless-runtime', 'x-stainless-retry-count', 'x-stainless-package-version', 'x-stainless-runtime-version', 'x-stainless-timeout']) {
+  const list = commonNames.get(name.length) ?? [];
+  list.push(name);
+  commonNames.set(name.length, list);
+}
+
+/** The lower-case name of text[from, to) (a token already checked): a common name's own string, or a new one. */
+function nameOf(text: string, from: number, to: number): string {
+  const candidates = commonNames.get(to - from);
+  if (candidates !== undefined) {
+    next: for (const name of candidates) {
+      // Token characters other than letters keep their code under | 0x20 or are not in these names.
+      for (let i = 0; i < name.length; i++) if ((text.charCodeAt(from + i) | 0x20) !== name.charCodeAt(i)) continue next;
+      return name;
+    }
+  }
+  // Lowercasing a name that is already lowercase gives the same string back.
+  return text.slice(from, to).toLowerCase();
+}
+
+/**
  * The head in `text` (latin1, up to and without the blank line) when it is plain: request line
  * `METHOD /path HTTP/1.1`, each header once, a decimal Content-Length, no Transfer-Encoding,
  * Expect or Upgrade, a Host. Otherwise undefined.
@@ -85,8 +110,7 @@ export function parsePlainHead(text: string): PlainHead | undefined {
     let to = end;
     while (from < to && isSpace(text.charCodeAt(from))) from++;
     while (to > from && isSpace(text.charCodeAt(to - 1))) to--;
-    // Lowercasing a name that is already lowercase gives the same string back.
-    const key = text.slice(start, colon).toLowerCase();
+    const key = nameOf(text, start, colon);
     const value = text.slice(from, to);
     if (headers[key] !== undefined || key === '__proto__') return undefined;
     switch (key) {
@@ -111,5 +135,6 @@ export function parsePlainHead(text: string): PlainHead | undefined {
     headers[key] = value;
   }
   if (contentLength === -1 || !host) return undefined;
-  return { method: text.slice(0, sp1), url: text.slice(sp1 + 1, sp2), headers, contentLength, keepAlive };
+  const method = sp1 === 4 && text.startsWith('POST') ? 'POST' : text.slice(0, sp1);
+  return { method, url: text.slice(sp1 + 1, sp2), headers, contentLength, keepAlive };
 }
