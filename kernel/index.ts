@@ -6,7 +6,7 @@ export { defineToken, type Token, type DependencyContainer } from './container/t
 export { definePlugin, type Plugin, type PluginContext, type PluginCommand } from './plugin/define.js';
 export { phaseNames, type PhaseName, type PhaseHooks, type Compensation } from './pipeline/phases.js';
 export { newRequestContext, type RequestContext } from './pipeline/context.js';
-export { compensate, type Pipeline } from './pipeline/pipeline.js';
+export { compensate, type Pipeline, type SettleError } from './pipeline/pipeline.js';
 export { Roster } from './pipeline/roster.js';
 export { ChurnMap } from './pipeline/churn-map.js';
 export { errorTable, GatewayError, isGatewayError, toGatewayError, describeFailure, type ErrorCode, type ErrorDetails } from './errors/index.js';

@@ -9,6 +9,15 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { the
 interface Registered { plugin: string; fn: PhaseHooks[PhaseName] }
 
 /**
+ * Told of a settle hook (or the commit after them) that failed: the request's id is passed rather
+ * than kept in a closure made per request, which lived until the commit landed.
+ */
+export type SettleError = (plugin: string, err: unknown, requestId: string) => void;
+
+/** What a run that collected no compensation returns (most do): one shared list, not one per run. */
+const noCompensations: Compensation[] = Object.freeze([]) as unknown as Compensation[];
+
+/**
  * Holds the hooks of every phase in plugin order and runs a request through them.
  *
  * @example
@@ -42,7 +51,7 @@ export class Pipeline {
    * suspended frame on every call, three calls a request. A caller awaits what it returns when
    * it is a promise; a failure is always a rejected promise, never a synchronous throw.
    */
-  run(ctx: RequestContext, from: PhaseName, to: PhaseName, undo: Compensation[] = []): Compensation[] | Promise<Compensation[]> {
+  run(ctx: RequestContext, from: PhaseName, to: PhaseName, undo?: Compensation[]): Compensation[] | Promise<Compensation[]> {
     const end = phaseNames.indexOf(to);
     for (let i = phaseNames.indexOf(from); i <= end; i++) {
       const hooks = this.hooks.get(phaseNames[i]!)!;
@@ -56,12 +65,12 @@ export class Pipeline {
           ctx.phases?.record(i, t0, performance.now() - ctx.startedAt);
           return compensate(undo).then(() => Promise.reject(err));
         }
-        if (isThenable(result)) return i === end && j === hooks.length - 1 ? this.last(ctx, result, i, t0, undo) : this.resume(ctx, result, i, j, t0, end, undo);
-        if (typeof result === 'function') undo.push(result as Compensation);
+        if (isThenable(result)) return i === end && j === hooks.length - 1 ? this.last(ctx, result, i, t0, undo) : this.resume(ctx, result, i, j, t0, end, undo ?? []);
+        if (typeof result === 'function') (undo ??= []).push(result as Compensation);
       }
       ctx.phases?.record(i, t0, performance.now() - ctx.startedAt);
     }
-    return undo;
+    return undo ?? noCompensations;
   }
 
   /**
@@ -69,12 +78,12 @@ export class Pipeline {
    * nothing runs after it, so two callbacks on its promise do what `resume`'s suspended frame
    * (about 1.5 KB a request) did.
    */
-  private last(ctx: RequestContext, pending: PromiseLike<unknown>, i: number, t0: number, undo: Compensation[]): Promise<Compensation[]> {
+  private last(ctx: RequestContext, pending: PromiseLike<unknown>, i: number, t0: number, undo: Compensation[] | undefined): Promise<Compensation[]> {
     return Promise.resolve(pending).then(
       (result) => {
         ctx.phases?.record(i, t0, performance.now() - ctx.startedAt);
-        if (typeof result === 'function') undo.push(result as Compensation);
-        return undo;
+        if (typeof result === 'function') (undo ??= []).push(result as Compensation);
+        return undo ?? noCompensations;
       },
       (err: unknown) => {
         ctx.phases?.record(i, t0, performance.now() - ctx.startedAt);
@@ -124,7 +133,7 @@ export class Pipeline {
    * request's objects (body, sockets, reply) alive through the group commit's delay and the
    * database's answer.
    */
-  settle(ctx: RequestContext, onError: (plugin: string, err: unknown) => void): void | Promise<void> {
+  settle(ctx: RequestContext, onError: SettleError): void | Promise<void> {
     const rest = this.runSettleHooks(ctx, onError);
     // Every hook synchronous (the common case): nothing to wait for, no promise made.
     if (rest === undefined) return this.commitLater(ctx, onError);
@@ -151,14 +160,14 @@ export class Pipeline {
   }
 
   /** Runs the settle hooks from `from` until one returns a promise; the rest of them then run after it (the promise returned). */
-  private runSettleHooks(ctx: RequestContext, onError: (plugin: string, err: unknown) => void, from = 0): Promise<void> | undefined {
+  private runSettleHooks(ctx: RequestContext, onError: SettleError, from = 0): Promise<void> | undefined {
     const hooks = this.hooks.get('settle')!;
     for (let j = from; j < hooks.length; j++) {
       let result: unknown;
       try {
         result = hooks[j]!.fn(ctx);
       } catch (err) {
-        onError(hooks[j]!.plugin, err);
+        onError(hooks[j]!.plugin, err, ctx.id);
         continue;
       }
       if (isThenable(result)) return this.settleRest(ctx, onError, result, j);
@@ -166,29 +175,29 @@ export class Pipeline {
     return undefined;
   }
 
-  private async settleRest(ctx: RequestContext, onError: (plugin: string, err: unknown) => void, pending: PromiseLike<unknown>, j: number): Promise<void> {
+  private async settleRest(ctx: RequestContext, onError: SettleError, pending: PromiseLike<unknown>, j: number): Promise<void> {
     try {
       await pending;
     } catch (err) {
-      onError(this.hooks.get('settle')![j]!.plugin, err);
+      onError(this.hooks.get('settle')![j]!.plugin, err, ctx.id);
     }
     await this.runSettleHooks(ctx, onError, j + 1);
   }
 
   /** Starts the commit of what the hooks staged, tracked but not awaited (see `settle`). */
-  private commitLater(ctx: RequestContext, onError: (plugin: string, err: unknown) => void): void {
+  private commitLater(ctx: RequestContext, onError: SettleError): void {
     if (!ctx.durable?.length && !ctx.afterCommit?.length) return;
-    this.track(this.commitStaged(ctx.durable, ctx.afterCommit, onError));
+    this.track(this.commitStaged(ctx.id, ctx.durable, ctx.afterCommit, onError));
   }
 
   /** The commit and what waits for it; takes only what it needs, so the request is not kept alive meanwhile. */
-  private async commitStaged(durable: DurableWrite[] | undefined, afterCommit: RequestContext['afterCommit'], onError: (plugin: string, err: unknown) => void): Promise<void> {
+  private async commitStaged(requestId: string, durable: DurableWrite[] | undefined, afterCommit: RequestContext['afterCommit'], onError: SettleError): Promise<void> {
     if (durable?.length) {
       try {
         if (!this.commit) throw new Error('settle hooks staged writes but no store commits them');
         await this.commit(durable);
       } catch (err) {
-        onError('kernel', err);
+        onError('kernel', err, requestId);
         return;
       }
     }
@@ -198,15 +207,15 @@ export class Pipeline {
         const after = afterCommit![i]!();
         if (after) await after;
       } catch (err) {
-        onError('kernel', err);
+        onError('kernel', err, requestId);
       }
     }
   }
 }
 
 /** Runs compensations newest first; each runs even if an earlier one failed. */
-export async function compensate(undo: Compensation[]): Promise<void> {
-  while (undo.length > 0) {
+export async function compensate(undo: Compensation[] | undefined): Promise<void> {
+  while (undo !== undefined && undo.length > 0) {
     const fn = undo.pop()!;
     try {
       await fn();

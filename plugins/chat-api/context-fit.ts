@@ -25,7 +25,9 @@ export function fitContext(ctx: RequestContext, counter: TokenCounter): void {
   const { chat, candidates } = ctx.state;
   if (!chat || candidates.length === 0) return;
   const input = counter.measure(chat, ctx.state.needs).lower;
-  const fit = candidates.filter((m) => !tooLong(m, input, chat.maxTokens ?? m.outputLimit));
+  // Most requests drop none: the list itself then, not a copy.
+  const fits = (m: CatalogModel): boolean => !tooLong(m, input, chat.maxTokens ?? m.outputLimit);
+  const fit = candidates.every(fits) ? candidates : candidates.filter(fits);
   if (fit.length === 0) {
     const first = candidates[0]!;
     throw contextError(first, input, chat.maxTokens ?? first.outputLimit);

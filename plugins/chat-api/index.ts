@@ -16,7 +16,6 @@ import {
   TokenCounterToken,
   type TokenCounter,
   checkCsrf,
-  type Logger,
   type RequestContext,
 } from '../../kernel/index.js';
 import { BodyParser, type Parsed } from './body-parser.js';
@@ -31,15 +30,6 @@ import { Stats } from './stats.js';
 import { counterOr } from './usage.js';
 
 const MB = 1024 * 1024;
-
-/**
- * The settle's error callback, made outside the route handler: it lives until the request's money
- * records are committed (a few ms after the reply), and a closure made inside the handler would
- * keep the whole request (body, context, response) alive with it, into V8's old generation.
- */
-function settleFailed(log: Logger, requestId: string): (plugin: string) => void {
-  return (plugin) => log.error('plugin.hook_failed', { plugin, phase: 'settle', request_id: requestId });
-}
 
 /**
  * The model API (SPEC.md Endpoints): GET /v1/models and POST /v1/chat/completions. It runs every
@@ -68,6 +58,8 @@ export default definePlugin({
     const lifecycle = ctx.use(LifecycleToken);
     const limits = { perAttachmentBytes: ctx.config.attachmentBytes, perMessageBytes: ctx.config.messageAttachmentBytes, maxMessages: ctx.config.maxMessages, maxTools: ctx.config.maxTools };
     const bodies = new BodyParser(limits, ctx.config.offloadBytes, ctx.log);
+    // One function for every request: the request's id comes as an argument (pipeline.ts SettleError).
+    const settleFailed = (plugin: string, _err: unknown, requestId: string): void => ctx.log.error('plugin.hook_failed', { plugin, phase: 'settle', request_id: requestId });
     ctx.container.register('chat-api.bodies', { useValue: bodies });
 
     ctx.hook('authenticate', (rc) => {
@@ -145,7 +137,7 @@ export default definePlugin({
         renderError(rc.res, g, rctx.headers);
       } finally {
         // A failing settle hook must not stop the others, nor go unseen.
-        const settling = pipeline.settle(rctx, settleFailed(ctx.log, rc.id));
+        const settling = pipeline.settle(rctx, settleFailed);
         if (settling) await settling;
       }
       // The hot route: plain requests are read by the front's own HTTP/1.1 reader (kernel/http/direct/).

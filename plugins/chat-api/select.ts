@@ -15,6 +15,15 @@ export function isPriced(m: CatalogModel): boolean {
   return m.inputMicroUsdPerMTok !== null && m.outputMicroUsdPerMTok !== null;
 }
 
+/** What an explicit model's requests all share (frozen: the phases replace these, never change them). */
+const explicitSelection: NonNullable<RequestContext['state']['selection']> = Object.freeze({ rule: 'explicit' });
+const alone = new WeakMap<CatalogModel, CatalogModel[]>();
+function aloneOf(model: CatalogModel): CatalogModel[] {
+  let list = alone.get(model);
+  if (list === undefined) alone.set(model, (list = Object.freeze([model]) as CatalogModel[]));
+  return list;
+}
+
 /**
  * The select phase for explicit models. `auto` and `route/<name>` are left to the routing plugin;
  * if nothing chose by the capabilities phase, that phase refuses.
@@ -32,8 +41,13 @@ export function selectExplicit(ctx: RequestContext, catalog: CatalogService): vo
   if (!model || !isPriced(model)) {
     throw new GatewayError('model_not_found', `The model ${shown(name)} does not exist or has no price.`, { param: 'model' });
   }
-  ctx.state.candidates = [model];
-  ctx.state.selection = { rule: 'explicit' };
+  ctx.state.candidates = aloneOf(model);
+  ctx.state.selection = explicitSelection;
+}
+
+/** Whether `m` can read the request's attachments and call its tools. */
+function canServe(m: CatalogModel, needs: NonNullable<RequestContext['state']['needs']>): boolean {
+  return (needs.images === 0 || m.canReadImages) && (needs.pdfs === 0 || m.canReadPdf) && (!needs.tools || m.canCallTools);
 }
 
 /**
@@ -46,9 +60,8 @@ export function checkCapabilities(ctx: RequestContext): void {
     if (chat!.model === 'auto') throw new GatewayError('no_model', 'Nothing chose a model and the workspace has no default.', { param: 'model' });
     throw new GatewayError('model_not_found', `No model or route named ${shown(chat!.model)}.`, { param: 'model' });
   }
-  const able = candidates.filter(
-    (m) => (needs!.images === 0 || m.canReadImages) && (needs!.pdfs === 0 || m.canReadPdf) && (!needs!.tools || m.canCallTools),
-  );
+  // Most requests drop none: the list itself then, not a copy.
+  const able = candidates.every((m) => canServe(m, needs!)) ? candidates : candidates.filter((m) => canServe(m, needs!));
   if (able.length === 0) {
     const first = candidates[0]!;
     const what =
