@@ -8,21 +8,15 @@ type Executor = Pick<QueryExecutor, 'executeQuery'> | { executeQuery: QueryExecu
  * its own texts (pg-one-statement.ts) converts without filling the memo.
  */
 const pgCache = new Map<string, string>();
+const quotedOrPlaceholder = /'[^']*'|"[^"]*"|\?/g;
 export function toPostgresPlaceholders(sql: string, remember = true): string {
   let out = pgCache.get(sql);
   if (out !== undefined) return out;
   let n = 0;
-  let quote: string | null = null;
-  out = '';
-  for (const ch of sql) {
-    if (quote) {
-      if (ch === quote) quote = null;
-      out += ch;
-    } else if (ch === "'" || ch === '"') {
-      quote = ch;
-      out += ch;
-    } else out += ch === '?' ? `$${++n}` : ch;
-  }
+  // One pass that copies the text between matches (a quoted string or identifier is kept as it
+  // is): adding it a character at a time made a string per character, ~128 KB for the 4 KB text
+  // of a group commit's combined statement (pg-one-statement.ts).
+  out = sql.replace(quotedOrPlaceholder, (m) => (m === '?' ? `$${++n}` : m));
   if (remember && pgCache.size < 1000) pgCache.set(sql, out);
   return out;
 }

@@ -46,6 +46,14 @@ export function principalScopes(p: Pick<Principal, 'workspaceId' | 'personId' | 
   return out;
 }
 
+/**
+ * A principal's cache key: its API key's id alone (a key belongs to one person in one workspace;
+ * the id string already exists, so nothing is built per request), else workspace and person.
+ */
+function principalKey(p: Pick<Principal, 'workspaceId' | 'personId' | 'keyId'>): string {
+  return p.keyId ?? `${p.workspaceId}|${p.personId}|`;
+}
+
 /** The running total's key: scope, scope id, period and the period's key, e.g. `member:w1/p1:month:2026-11`. */
 export function totalKey(scope: Scope, id: string, period: Period, t: number): string {
   return `${scope}:${id}:${period}:${periodKey(period, t)}`;
@@ -62,7 +70,7 @@ export function chargedTotalKeys(p: Pick<Principal, 'workspaceId' | 'personId' |
     keysDay = day;
     keysByPrincipal.clear();
   }
-  const id = `${p.workspaceId}|${p.personId}|${p.keyId ?? ''}`;
+  const id = principalKey(p);
   let keys = keysByPrincipal.get(id);
   if (!keys) {
     keys = principalScopes(p).flatMap(({ scope, id: sid }) => periods.map((period) => totalKey(scope, sid, period, t)));
@@ -96,7 +104,7 @@ export function applicableCaps(index: CapIndex, p: Pick<Principal, 'workspaceId'
   // The same for a principal until the caps change (a new snapshot is a new index): kept per index.
   let byPrincipal = applicable.get(index);
   if (!byPrincipal) applicable.set(index, (byPrincipal = new Map()));
-  const id = `${p.workspaceId}|${p.personId}|${p.keyId ?? ''}`;
+  const id = principalKey(p);
   let caps = byPrincipal.get(id);
   if (!caps) {
     caps = principalScopes(p).reverse().flatMap(({ scope, id: sid }) => index.get(`${scope}:${sid}`) ?? []);

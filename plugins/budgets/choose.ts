@@ -22,6 +22,8 @@ export function holdChain(
   maxTokens: number | undefined,
   catalog: CatalogService,
 ): CatalogModel[] {
+  // An explicit model without a budget fallback (most requests): its one-model list, read only.
+  if (!fallbackName && candidates.length === 1 && candidates[0] === chosen) return candidates;
   const chain = [chosen, ...candidates.filter((m) => m.name !== chosen.name)];
   const fallback = fallbackName ? catalog.model(fallbackName) : undefined;
   if (fallback && !chain.some((m) => m.name === fallback.name) && eligible(fallback, needs, maxTokens, catalog)) chain.push(fallback);

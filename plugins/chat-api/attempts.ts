@@ -21,7 +21,9 @@ export interface AttemptEnv extends ReplyEnv {
 
 
 /** The held model, then the other candidates in order, each only if it can give `maxTokens` (one array, no copies). */
-function candidateChain(first: CatalogModel, candidates: readonly CatalogModel[], maxTokens: number | undefined): CatalogModel[] {
+function candidateChain(first: CatalogModel, candidates: readonly CatalogModel[], maxTokens: number | undefined): readonly CatalogModel[] {
+  // The list itself when it already is the chain (an explicit model: one that can give maxTokens).
+  if (candidates.length === 1 && candidates[0] === first && (maxTokens === undefined || maxTokens <= first.outputLimit)) return candidates;
   const chain: CatalogModel[] = [];
   if (maxTokens === undefined || maxTokens <= first.outputLimit) chain.push(first);
   for (const m of candidates) if (m !== first && (maxTokens === undefined || maxTokens <= m.outputLimit)) chain.push(m);

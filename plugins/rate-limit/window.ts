@@ -15,7 +15,19 @@ export interface Allowance {
  */
 export function rateLine(personId: string, allowance: Allowance, now: number): PendingReservation['line'] {
   const index = Math.floor(now / allowance.windowMs);
-  return { key: `rl:${personId}:${index}`, amount: 1, limit: allowance.requests, ttlMs: Math.max(1, windowEndOf(now, allowance) - now) };
+  return { key: windowKey(personId, index), amount: 1, limit: allowance.requests, ttlMs: Math.max(1, windowEndOf(now, allowance) - now) };
+}
+
+/** Each person's current window key, made once per window rather than once per request (bounded). */
+const windowKeys = new Map<string, { index: number; key: string }>();
+function windowKey(personId: string, index: number): string {
+  let k = windowKeys.get(personId);
+  if (k === undefined || k.index !== index) {
+    if (windowKeys.size >= 10_000) windowKeys.clear();
+    k = { index, key: `rl:${personId}:${index}` };
+    windowKeys.set(personId, k);
+  }
+  return k.key;
 }
 
 /** When the window holding `now` ends (ms since the epoch). */
