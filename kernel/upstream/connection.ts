@@ -64,26 +64,36 @@ interface Collector {
   fail(err: Error): void;
 }
 
+/** Bytes a body holds for a reader that has not taken them before the socket is paused (a Readable's default). */
+const highWaterMark = 64 * 1024;
+
 const textOf = (parts: Buffer[]): string => (parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8'));
+const prematureClose = (): Error => Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+const finished: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /**
- * A response body: the reply's bytes as a stream; destroying it before its end drops the
- * connection. Its bytes wait here until a reader chooses how to read them: a stream reader (any
- * read, `data` listener, `for await`) gets them pushed as a Readable's; `text()` collects them
- * without the Readable's machinery (its buffer, `readable`/`end`/`close` events and the ticks
- * that schedule them cost about 2 KB on every whole reply; bench/README.md "Seventeenth look").
+ * A response body: the reply's bytes, read either whole by `text()` or as a stream of buffers
+ * (`for await`); destroying it before its end drops the connection. Its bytes wait here until a
+ * reader chooses. Not a node Readable: a Readable's state, buffer and events, made for every
+ * reply, cost ~0.5 KB a whole reply that never used them (a whole reply is read by `text`). The
+ * stream keeps a Readable's rules: the socket pauses while more than `highWaterMark` bytes wait,
+ * an error ends the iteration with that error, a body destroyed before its end with
+ * ERR_STREAM_PREMATURE_CLOSE, and a loop that stops early destroys the body.
  */
-export class UpstreamBody extends Readable {
+export class UpstreamBody implements AsyncIterable<Buffer> {
   private mode: Mode = Mode.Open;
-  /** Bytes that arrived before a reader chose (Open), and whether the end came too. */
+  /** Bytes that arrived before a reader took them, and how many. */
   private waiting: Buffer[] = [];
   private waitingSize = 0;
+  /** The end came (the stream reader gets what waits, then the end). */
   private complete = false;
+  private failure: Error | undefined;
   private collector: Collector | undefined;
+  /** A stream reader waiting for the next bytes. */
+  private reader: { resolve(r: IteratorResult<Buffer>): void; reject(err: Error): void } | undefined;
+  destroyed = false;
 
-  constructor(private readonly conn: Connection) {
-    super();
-  }
+  constructor(private readonly conn: Connection) {}
 
   /**
    * The whole body's text, at most `limit` bytes (the rest is dropped and the body destroyed);
@@ -96,6 +106,7 @@ export class UpstreamBody extends Readable {
       this.collector = { parts: [], size: 0, limit, done, fail };
       const waiting = this.waiting;
       this.waiting = [];
+      this.waitingSize = 0;
       for (let i = 0; i < waiting.length && this.collector; i++) this.collect(waiting[i]!);
       if (!this.collector) return;
       if (this.complete) this.finishText();
@@ -106,48 +117,79 @@ export class UpstreamBody extends Readable {
 
   /** The connection's bytes; false asks it to pause the socket until a reader wants more. */
   deliver(bytes: Buffer): boolean {
-    if (this.mode === Mode.Stream) return this.push(bytes);
     if (this.mode === Mode.Text) {
       if (this.collector) this.collect(bytes);
       return true;
     }
+    const reader = this.reader;
+    if (reader !== undefined) {
+      this.reader = undefined;
+      reader.resolve({ done: false, value: bytes });
+      return true;
+    }
     this.waiting.push(bytes);
     this.waitingSize += bytes.length;
-    return this.waitingSize < this.readableHighWaterMark;
+    return this.waitingSize < highWaterMark;
   }
 
   /** The reply's end. */
   ended(): void {
-    if (this.mode === Mode.Stream) this.push(null);
-    else if (this.mode === Mode.Text) this.finishText();
-    else this.complete = true;
-  }
-
-  override _read(): void {
-    if (this.mode === Mode.Open) {
-      this.mode = Mode.Stream;
-      const waiting = this.waiting;
-      this.waiting = [];
-      for (const bytes of waiting) this.push(bytes);
-      if (this.complete) {
-        this.push(null);
-        return;
-      }
+    this.complete = true;
+    if (this.mode === Mode.Text) this.finishText();
+    const reader = this.reader;
+    if (reader !== undefined) {
+      this.reader = undefined;
+      reader.resolve(finished);
     }
-    this.conn.resume(this);
   }
 
-  override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
+  /** Stops reading: the connection is dropped unless the reply had ended; `err` is what a reader then gets. */
+  destroy(err?: Error): this {
+    if (this.destroyed) return this;
+    this.destroyed = true;
     this.conn.dropped(this);
+    const failure = err ?? prematureClose();
     const c = this.collector;
-    if (this.mode === Mode.Text) {
-      // Collected by `text`: its promise carries the failure; no reader listens for 'error'.
+    if (c !== undefined) {
+      // Collected by `text`: its promise carries the failure.
       this.collector = undefined;
-      c?.fail(err ?? Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-      callback();
-      return;
+      c.fail(failure);
     }
-    callback(err);
+    if (this.complete && err === undefined) return this;
+    this.failure = failure;
+    const reader = this.reader;
+    if (reader !== undefined) {
+      this.reader = undefined;
+      reader.reject(failure);
+    }
+    return this;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    if (this.mode === Mode.Open) this.mode = Mode.Stream;
+    return { next: () => this.next(), return: () => this.stop() };
+  }
+
+  private next(): Promise<IteratorResult<Buffer>> {
+    if (this.waiting.length > 0) {
+      const value = this.waiting.shift()!;
+      this.waitingSize -= value.length;
+      // Below the mark again: a socket paused for this body reads on.
+      if (!this.complete && this.waitingSize < highWaterMark) this.conn.resume(this);
+      return Promise.resolve({ done: false, value });
+    }
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.complete) return Promise.resolve(finished);
+    this.conn.resume(this);
+    return new Promise((resolve, reject) => {
+      this.reader = { resolve, reject };
+    });
+  }
+
+  /** The loop stopped (break, return, a throw): as a Readable's iterator, the body is destroyed. */
+  private stop(): Promise<IteratorResult<Buffer>> {
+    if (!this.complete || this.waiting.length > 0) this.destroy();
+    return Promise.resolve(finished);
   }
 
   private collect(bytes: Buffer): void {

@@ -159,45 +159,25 @@ export class CallDeadline extends SignalLine {
 }
 
 /**
- * A body's text, at most `limit` bytes (the rest is dropped and the body destroyed). Plain
- * listeners rather than `for await`: the async iterator costs a promise, a tick and an
- * end-of-stream watcher per body, on every whole reply.
+ * A body's text, at most `limit` bytes (the rest is dropped and the body destroyed): collected
+ * directly by the body (connection.ts) unless a stream reader began, then read as a stream.
  *
  * @example
  * const text = await readUpstreamText(res.body, 1024 * 1024);
  */
 export function readUpstreamText(body: UpstreamBody, limit: number): Promise<string> {
-  // A body nobody has read yet is collected directly (connection.ts); otherwise as a stream.
   return body.text(limit) ?? readStreamText(body, limit);
 }
 
-function readStreamText(body: UpstreamBody, limit: number): Promise<string> {
-  return new Promise((done, fail) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    const finish = (): void => {
-      off();
-      done(parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8'));
-    };
-    const onData = (buf: Buffer): void => {
-      if (size + buf.length > limit) {
-        body.destroy();
-        return finish();
-      }
-      size += buf.length;
-      parts.push(buf);
-    };
-    const onError = (err: Error): void => {
-      off();
-      fail(err);
-    };
-    // Closed before its end without an error (as the async iterator reports it).
-    const onClose = (): void => onError(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    const off = (): void => {
-      body.off('data', onData).off('end', finish).off('error', onError).off('close', onClose);
-    };
-    body.on('data', onData).once('end', finish).once('error', onError).once('close', onClose);
-  });
+async function readStreamText(body: UpstreamBody, limit: number): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const buf of body) {
+    if (size + buf.length > limit) break;
+    size += buf.length;
+    parts.push(buf);
+  }
+  return parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8');
 }
 
 /** A provider's HTTP endpoint: its keep-alive pool and base path; `undefined` pool when the address is not http(s). */
