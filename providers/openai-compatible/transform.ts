@@ -94,9 +94,73 @@ function replyToolCalls(v: unknown): ToolCall[] | undefined {
   });
 }
 
+const nonNegativeInt = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const stringOrNull = (v: unknown): boolean => v === null || typeof v === 'string';
+
+/** Whether `o` has no keys but `allowed` (and every key of `required`). */
+function onlyKeys(o: Json, allowed: ReadonlySet<string>, required: number): boolean {
+  let n = 0;
+  for (const k in o) {
+    if (!allowed.has(k)) return false;
+    n++;
+  }
+  return n >= required;
+}
+
+const replyKeys = new Set(['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint']);
+const choiceKeys = new Set(['index', 'message', 'finish_reason', 'logprobs']);
+const messageKeys = new Set(['role', 'content', 'refusal', 'tool_calls']);
+const usageKeys = new Set(['prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tokens_details', 'completion_tokens_details']);
+const cachedKeys = new Set(['cached_tokens']);
+const reasoningKeys = new Set(['reasoning_tokens']);
+const callKeys = new Set(['id', 'type', 'function']);
+const functionKeys = new Set(['name', 'arguments']);
+
+/** Absent, or an object of exactly one non-negative integer member (what normalizeUsage keeps of the details). */
+function normalDetail(d: unknown, keys: ReadonlySet<string>, key: string): boolean {
+  return d === undefined || (isObject(d) && onlyKeys(d, keys, 1) && nonNegativeInt(d[key]));
+}
+
+function normalUsage(u: unknown): boolean {
+  if (!isObject(u) || !onlyKeys(u, usageKeys, 3) || !nonNegativeInt(u.prompt_tokens) || !nonNegativeInt(u.completion_tokens) || !nonNegativeInt(u.total_tokens)) return false;
+  if (!normalDetail(u.prompt_tokens_details, cachedKeys, 'cached_tokens') || !normalDetail(u.completion_tokens_details, reasoningKeys, 'reasoning_tokens')) return false;
+  // normalizeUsage fills a zero total from the parts.
+  return (u.total_tokens as number) > 0 || (u.prompt_tokens as number) + (u.completion_tokens as number) === 0;
+}
+
+function normalCall(t: unknown): boolean {
+  return isObject(t) && onlyKeys(t, callKeys, 3) && typeof t.id === 'string' && t.type === 'function' && isObject(t.function) && onlyKeys(t.function, functionKeys, 2) && typeof t.function.name === 'string' && typeof t.function.arguments === 'string';
+}
+
+function normalChoice(c: unknown): boolean {
+  if (!isObject(c) || !onlyKeys(c, choiceKeys, 4) || typeof c.index !== 'number' || c.logprobs !== null) return false;
+  if (c.finish_reason !== null && !finishReasons.has(c.finish_reason as string)) return false;
+  const m = c.message;
+  if (!isObject(m) || m.role !== 'assistant' || !onlyKeys(m, messageKeys, 3) || !stringOrNull(m.content) || !stringOrNull(m.refusal)) return false;
+  // Both present (the copy writes null for either when missing).
+  if (m.content === undefined || m.refusal === undefined) return false;
+  if (m.tool_calls === undefined) return true;
+  return Array.isArray(m.tool_calls) && m.tool_calls.length > 0 && m.tool_calls.every(normalCall);
+}
+
+/**
+ * Whether a parsed reply already is what fromVendorReply would build from it (the same members and
+ * values, in whatever order): it is then used as parsed. Building a copy of a reply that needed
+ * no change was about 0.5 KB of garbage a reply.
+ */
+function isNormalReply(json: Json): boolean {
+  if (!onlyKeys(json, replyKeys, 5) || typeof json.id !== 'string' || json.object !== 'chat.completion' || !nonNegativeInt(json.created) || typeof json.model !== 'string') return false;
+  if (json.system_fingerprint !== undefined && typeof json.system_fingerprint !== 'string') return false;
+  if (json.usage !== undefined && !normalUsage(json.usage)) return false;
+  const choices = json.choices as unknown[];
+  for (let i = 0; i < choices.length; i++) if (!normalChoice(choices[i])) return false;
+  return true;
+}
+
 /** A vendor's whole reply as a ChatCompletion, or undefined when it is not one. */
 export function fromVendorReply(json: unknown): ChatCompletion | undefined {
   if (!isObject(json) || !Array.isArray(json.choices)) return undefined;
+  if (isNormalReply(json)) return json as unknown as ChatCompletion;
   const choices = json.choices.filter(isObject).map((c, i) => {
     const m = isObject(c.message) ? c.message : {};
     // `refusal` is required by the wire schema (null when none), though most servers omit it.

@@ -91,6 +91,46 @@ test('whole reply: tool calls kept, object arguments stringified, unknown finish
   assert.is(fromVendorReply({ error: { message: 'x' } }), undefined);
 });
 
+test('whole reply: one already in the normalized shape is used as parsed; any difference gets the copy, with the same result', () => {
+  const normal = () => ({
+    model: 'm',
+    id: 'r2',
+    object: 'chat.completion',
+    created: 7,
+    choices: [
+      { index: 0, message: { role: 'assistant', content: 'hi', refusal: null }, logprobs: null, finish_reason: 'stop' },
+      { index: 1, message: { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: 't', type: 'function', function: { name: 'f', arguments: '{}' } }] }, logprobs: null, finish_reason: 'tool_calls' },
+    ],
+    usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+    system_fingerprint: 'fp',
+  });
+  const parsed = normal();
+  assert.is(fromVendorReply(parsed), parsed, 'used as parsed');
+  // Each of these differs from the normalized shape in one place: a copy is made, and it is what the
+  // normalization gives (the extra member dropped, the missing one filled, the value fixed).
+  const variants: Array<[string, (r: ReturnType<typeof normal>) => void]> = [
+    ['an extra member', (r) => Object.assign(r, { service_tier: 'default' })],
+    ['a null fingerprint', (r) => Object.assign(r, { system_fingerprint: null })],
+    ['no refusal', (r) => delete (r.choices[0]!.message as { refusal?: unknown }).refusal],
+    ['no logprobs', (r) => delete (r.choices[0] as { logprobs?: unknown }).logprobs],
+    ['an unknown finish reason', (r) => Object.assign(r.choices[0]!, { finish_reason: 'eos' })],
+    ['a zero total', (r) => Object.assign(r.usage, { total_tokens: 0 })],
+    ['usage details', (r) => Object.assign(r.usage, { prompt_tokens_details: { cached_tokens: 1, audio_tokens: 0 } })],
+    ['object arguments', (r) => Object.assign(r.choices[1]!.message.tool_calls![0]!.function, { arguments: { a: 1 } })],
+    ['an empty tool call list', (r) => Object.assign(r.choices[1]!.message, { tool_calls: [] })],
+    ['an annotation list', (r) => Object.assign(r.choices[0]!.message, { annotations: [] })],
+  ];
+  for (const [what, change] of variants) {
+    const r = normal();
+    change(r);
+    const copy = fromVendorReply(r);
+    assert.is.not(copy, r, what);
+    assertSchema('CreateChatCompletionResponse', copy);
+    // The copy of the copy is the copy itself: it is in the normalized shape.
+    assert.is(fromVendorReply(copy), copy, what);
+  }
+});
+
 test('stream data: [DONE], chunks, error events (both vLLM shapes), malformed', () => {
   assert.equal(readStreamData(' [DONE] '), { kind: 'done' });
   const chunk = readStreamData(readFixture('openai-text.chunks.txt').split('\n\n')[0]!.slice(6));
