@@ -5,7 +5,7 @@
 export { defineToken, type Token, type DependencyContainer } from './container/tokens.js';
 export { definePlugin, type Plugin, type PluginContext, type PluginCommand } from './plugin/define.js';
 export { phaseNames, type PhaseName, type PhaseHooks, type Compensation } from './pipeline/phases.js';
-export { newRequestContext, type RequestContext } from './pipeline/context.js';
+export { newRequestContext, stageDurable, afterCommitted, type RequestContext } from './pipeline/context.js';
 export { compensate, type Pipeline, type SettleError } from './pipeline/pipeline.js';
 export { Roster } from './pipeline/roster.js';
 export { ChurnMap } from './pipeline/churn-map.js';

@@ -66,6 +66,26 @@ export interface RequestContext {
 }
 
 /**
+ * Stages `writes` in the request's durable commit (a settle hook; `rc.durable` must be there).
+ * The list is replaced by one of its new length rather than grown: an empty list grown by push
+ * gets room for sixteen, on every request.
+ *
+ * @example
+ * stageDurable(rc, { kind: 'insert', table: 'usage_records', columns, rows: [row] });
+ */
+export function stageDurable(rc: RequestContext, ...writes: DurableWrite[]): void {
+  const staged = rc.durable!;
+  rc.durable = staged.length === 0 ? writes : staged.concat(writes);
+}
+
+/** Runs `step` once the request's durable commit landed (a settle hook; `rc.afterCommit` must be there). */
+export function afterCommitted(rc: RequestContext, step: () => Promise<void> | void): void {
+  const steps = rc.afterCommit!;
+  if (steps.length === 0) rc.afterCommit = [step];
+  else steps.push(step);
+}
+
+/**
  * A fresh context for a request a route runs through the pipeline.
  *
  * @example

@@ -110,9 +110,10 @@ class HoldAttempt {
       const rooms = this.rooms;
       if (rooms && lines.some((l) => (rooms.get(l.key) ?? Infinity) < amount)) continue;
       const hold = amount > 0 ? tracked(this.rc, this.principal, model, amount, heldTotals(this.caps, now), now) : undefined;
-      const all: ReserveLine[] = [];
-      for (const p of this.pending) all.push(p.line);
-      for (const l of lines) all.push(l);
+      // Made at its length: an empty list grown by push gets room for sixteen.
+      const all = new Array<ReserveLine>(this.pending.length + lines.length);
+      for (let j = 0; j < this.pending.length; j++) all[j] = this.pending[j]!.line;
+      for (let j = 0; j < lines.length; j++) all[this.pending.length + j] = lines[j]!;
       const member = hold ? encodeTrack(hold) : '';
       const expiresAt = now + d.config.holdExpirySeconds * 1000;
       const track = hold ? { key: holdsSet, member, score: expiresAt } : undefined;

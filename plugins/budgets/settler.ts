@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AdjustLine, BatchWriter, Logger, RequestContext } from '../../kernel/index.js';
+import { afterCommitted, stageDurable, type AdjustLine, type BatchWriter, type DurableWrite, type Logger, type RequestContext } from '../../kernel/index.js';
 import type { Live, LiveHolds } from './live.js';
 import { moveLines, type TrackedHold } from './reservation.js';
 import type { CounterSeeds } from './seeds.js';
@@ -52,9 +52,10 @@ export class Settler {
     const h = l.hold;
     const t = Date.now();
     const lines = moveLines(h.k, charge - h.a, t, this.graceMs);
-    if (charge > 0) rc.durable!.push(this.totals.stage({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t));
-    rc.durable!.push({ kind: 'insert', table: 'budget_holds', columns: holdColumns, rows: [holdRow(h, charge, 'settled', t)], onConflict: settledWins });
-    rc.afterCommit!.push(() => this.moved(h, l.member, lines));
+    const held: DurableWrite = { kind: 'insert', table: 'budget_holds', columns: holdColumns, rows: [holdRow(h, charge, 'settled', t)], onConflict: settledWins };
+    if (charge > 0) stageDurable(rc, this.totals.stage({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t), held);
+    else stageDurable(rc, held);
+    afterCommitted(rc, () => this.moved(h, l.member, lines));
   }
 
   /** Once the request's commit landed: the counters move (synchronously with the in-process cache). */

@@ -68,7 +68,9 @@ export default definePlugin({
       const person = rc.state.principal?.personId;
       if (!person) return;
       const now = Date.now();
-      (rc.state.reservations ??= []).push(new RatePending(rateLine(person, allowance, now), now, allowance));
+      const pending = new RatePending(rateLine(person, allowance, now), now, allowance);
+      if (rc.state.reservations?.length) rc.state.reservations.push(pending);
+      else rc.state.reservations = [pending];
     });
     ctx.hook('hold', (rc) => reservePending(rc, cache));
   },

@@ -1,4 +1,4 @@
-import { definePlugin, StoreToken, Type, defineToken, BatchWriter, GroupCommitToken, Throttled, RetentionToken, AdminApiToken, PipelineToken } from '../../kernel/index.js';
+import { definePlugin, StoreToken, Type, defineToken, BatchWriter, GroupCommitToken, Throttled, RetentionToken, AdminApiToken, PipelineToken, stageDurable } from '../../kernel/index.js';
 import { migrations } from './migrations.js';
 import { tracingRoutes } from './routes.js';
 import { dashboardRoutes } from './dashboard.js';
@@ -94,8 +94,7 @@ export default definePlugin({
       // are copied into the old generation (bench/README.md "Ninth look"), and a crash now keeps
       // the trace with the record. Refusals cost nothing: batched behind the response, bounded.
       if (rc.state.outcome?.sent && rc.durable) {
-        rc.durable.push({ kind: 'insert', table: 'usage_records', columns: usageColumns, rows: [row] });
-        rc.durable.push({ kind: 'insert', table: 'spans', columns: spanColumns, rows });
+        stageDurable(rc, { kind: 'insert', table: 'usage_records', columns: usageColumns, rows: [row] }, { kind: 'insert', table: 'spans', columns: spanColumns, rows });
       } else {
         usage.add(row);
         for (const s of rows) spans.add(s);

@@ -142,18 +142,26 @@ export function toolCallAttributes(t: ToolCallSpan): Record<string, string | num
   return a;
 }
 
+/** A child span's row (start and end in ms since the request began). */
+function childRow(traceId: string, parent: string, startUs: number, name: string, start: number, end: number, ok: boolean, attributes: object): Array<string | number | null> {
+  return [traceId, randomId(8, 'hex'), parent, name, startUs + Math.round(start * 1000), Math.round((Math.max(end, start) - start) * 1000), ok ? 'ok' : 'error', JSON.stringify(attributes)];
+}
+
 /**
  * The request's span rows: `span` first, then its children (parent: `span`): one
  * `upstream.attempt` per upstream model call (a tool loop makes several) and one `tool.call` per
  * workspace tool call, each with its own start and duration. One array, no copies.
  */
 export function spanRows(ctx: RequestContext, span: Array<string | number | null>): Array<Array<string | number | null>> {
-  const rows = [span];
+  const attempts = ctx.state.outcome?.attempts ?? [];
+  const tools = ctx.state.toolCalls ?? [];
+  // Made at its length (a list grown by push gets room for sixteen).
+  const rows = new Array<Array<string | number | null>>(1 + attempts.length + tools.length);
+  rows[0] = span;
   const parent = span[1] as string;
   const startUs = ctx.receivedAt.getTime() * 1000;
-  const row = (name: string, start: number, end: number, ok: boolean, attributes: object): Array<string | number | null> =>
-    [ctx.id, randomId(8, 'hex'), parent, name, startUs + Math.round(start * 1000), Math.round((Math.max(end, start) - start) * 1000), ok ? 'ok' : 'error', JSON.stringify(attributes)];
-  for (const a of ctx.state.outcome?.attempts ?? []) rows.push(row('upstream.attempt', a.start, a.end || a.start, a.outcome === 'ok', attemptAttributes(a)));
-  for (const t of ctx.state.toolCalls ?? []) rows.push(row('tool.call', t.start, t.end, t.outcome !== 'error', toolCallAttributes(t)));
+  let at = 1;
+  for (const a of attempts) rows[at++] = childRow(ctx.id, parent, startUs, 'upstream.attempt', a.start, a.end || a.start, a.outcome === 'ok', attemptAttributes(a));
+  for (const t of tools) rows[at++] = childRow(ctx.id, parent, startUs, 'tool.call', t.start, t.end, t.outcome !== 'error', toolCallAttributes(t));
   return rows;
 }
