@@ -10,9 +10,20 @@ export const requestIdHeader = 'x-svc-request-id';
  */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const payload = JSON.stringify(body);
-  const head: string[] = [];
-  for (const k in headers) if (k !== 'content-type' && k !== 'content-length') head.push(k, headers[k]!);
-  head.push('content-type', 'application/json', 'content-length', String(Buffer.byteLength(payload)));
+  // Made at its length (a list grown by push gets room for sixteen more, once or twice a reply).
+  let n = 4;
+  for (const k in headers) if (k !== 'content-type' && k !== 'content-length') n += 2;
+  const head = new Array<string>(n);
+  let at = 0;
+  for (const k in headers) {
+    if (k === 'content-type' || k === 'content-length') continue;
+    head[at++] = k;
+    head[at++] = headers[k]!;
+  }
+  head[at++] = 'content-type';
+  head[at++] = 'application/json';
+  head[at++] = 'content-length';
+  head[at] = String(Buffer.byteLength(payload));
   // `connection: close` stays readable with getHeader (the front's discardRest asks for it).
   if (headers.connection !== undefined) res.setHeader('connection', headers.connection);
   res.writeHead(status, head);

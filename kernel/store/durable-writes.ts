@@ -68,10 +68,14 @@ export function sliceSizes(count: number, fixedTexts: boolean): number[] {
 
 /** The power-of-two slice lengths of `count` rows (37 → 32, 4, 1). */
 export function powerOfTwoSizes(count: number): number[] {
-  const sizes: number[] = [];
+  // Made at its length, the count's set bits (grown from empty, a list gets room for sixteen).
+  let bits = 0;
+  for (let left = count; left > 0; left &= left - 1) bits++;
+  const sizes = new Array<number>(bits);
+  let at = 0;
   for (let size = 1 << 30, left = count; left > 0; size >>= 1) {
     if (left < size) continue;
-    sizes.push(size);
+    sizes[at++] = size;
     left -= size;
   }
   return sizes;

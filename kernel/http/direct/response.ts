@@ -158,8 +158,9 @@ export class DirectResponse extends EventEmitter {
     else list = reason;
     this.statusCode = statusCode;
     const id = this.req.svcRequestId;
-    if (Array.isArray(list)) list.push(idHeaders[0], id, idHeaders[1], id);
-    else {
+    // A flat list gets the ids when its head is made (flatIds): pushed onto it, the caller's list
+    // of exact length grew to room for sixteen more.
+    if (!Array.isArray(list) || this.stored) {
       this.setHeader(idHeaders[0], id);
       this.setHeader(idHeaders[1], id);
     }
@@ -176,6 +177,7 @@ export class DirectResponse extends EventEmitter {
       // Checked now, as node:http checks them in writeHead; made into the head with the body.
       this.seen = 0;
       for (let i = 0; i < flat.length; i += 2) this.check(String(flat[i]), flat[i + 1]!);
+      this.check(idHeaders[0], id);
       this.deferred = flat;
       this.headersSent = true;
     } else this.makeHead(undefined, -1);
@@ -195,8 +197,11 @@ export class DirectResponse extends EventEmitter {
     const status = this.statusCode;
     let head = statusLine(status, this.statusMessage);
     this.seen = 0;
-    if (flat) for (let i = 0; i < flat.length; i += 2) head += this.field(String(flat[i]), flat[i + 1]!);
-    else if (this.stored) for (const s of this.stored.values()) head += this.field(s.name, s.value);
+    if (flat) {
+      for (let i = 0; i < flat.length; i += 2) head += this.field(String(flat[i]), flat[i + 1]!);
+      const id = this.req.svcRequestId;
+      head += this.field(idHeaders[0], id) + this.field(idHeaders[1], id);
+    } else if (this.stored) for (const s of this.stored.values()) head += this.field(s.name, s.value);
     if ((this.seen & seenDate) === 0) head += `Date: ${httpDate()}\r\n`;
     if (this.line.closing()) this.closeAfter = true;
     if ((this.seen & seenConnection) === 0) head += this.closeAfter ? 'Connection: close\r\n' : keepAliveLines(this.line.keepAliveSeconds);
@@ -263,7 +268,8 @@ export class DirectResponse extends EventEmitter {
     if ((this.seen & seenEncoding) !== 0) return false;
     const status = this.statusCode;
     const first = statusLine(status, this.statusMessage);
-    let size = first.length + 2;
+    const id = this.req.svcRequestId;
+    let size = first.length + 2 + idHeaders[0].length + idHeaders[1].length + 2 * id.length + 8;
     for (let i = 0; i < flat.length; i++) {
       const v = flat[i];
       if (typeof v !== 'string') return false;
@@ -286,6 +292,13 @@ export class DirectResponse extends EventEmitter {
       buf[at++] = 58;
       buf[at++] = 32;
       at += buf.write(flat[i + 1] as string, at, 'latin1');
+      at = crlf(buf, at);
+    }
+    for (let i = 0; i < idHeaders.length; i++) {
+      at += buf.write(idHeaders[i]!, at, 'latin1');
+      buf[at++] = 58;
+      buf[at++] = 32;
+      at += buf.write(id, at, 'latin1');
       at = crlf(buf, at);
     }
     if (date !== undefined) {
