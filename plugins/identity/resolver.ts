@@ -27,10 +27,27 @@ interface Credential {
   from: 'bearer' | 'cookie';
 }
 
+/**
+ * `Bearer <token>` as every client sends it (one space, printable ASCII): the token, found
+ * without the regular expression's match list; anything else is left to it.
+ */
+function plainBearer(auth: string): string | undefined {
+  if (auth.length < 8 || auth.charCodeAt(6) !== 32) return undefined;
+  const word = 'bearer';
+  for (let i = 0; i < 6; i++) if ((auth.charCodeAt(i) | 0x20) !== word.charCodeAt(i)) return undefined;
+  for (let i = 7; i < auth.length; i++) {
+    const c = auth.charCodeAt(i);
+    if (c <= 0x20 || c >= 0x7f) return undefined;
+  }
+  return auth.slice(7);
+}
+
 /** The credential a request carries, and where from: a bearer token wins over the session cookie. */
 export function credentialOf(headers: Headers): Credential | undefined {
   const auth = first(headers.authorization);
   if (auth !== undefined) {
+    const plain = plainBearer(auth);
+    if (plain !== undefined) return { token: plain, from: 'bearer' };
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
     return { token: m ? m[1]! : '', from: 'bearer' };
   }

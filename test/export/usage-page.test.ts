@@ -16,9 +16,20 @@ let mock: MockUpstream;
 let browser: Browser;
 let page: Page;
 let errors: string[];
-const today = new Date().toISOString().slice(0, 10);
+let today: string;
+
+/**
+ * The page's period ends today (UTC): a suite that straddled midnight named the file for the new
+ * day after the test had taken the old one. Starts clear of midnight (two minutes at least).
+ */
+async function clearOfMidnight(): Promise<void> {
+  const left = 86_400_000 - (Date.now() % 86_400_000);
+  if (left < 120_000) await new Promise((r) => setTimeout(r, left + 1000));
+}
 
 test.before(async () => {
+  await clearOfMidnight();
+  today = new Date().toISOString().slice(0, 10);
   backing = await createBacking();
   mock = await new MockUpstream().start();
   svc = await startInstance(backing, { plugins: { ...budgetPlugins(), 'admin-ui': {} } });
