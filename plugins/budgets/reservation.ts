@@ -1,7 +1,7 @@
 import type { AdjustLine, ReserveLine } from '../../kernel/index.js';
 import type { Seeded } from './seeds.js';
-import { capScopeId, totalKey, type Cap } from './caps.js';
-import { counterTtlMs, periodEnd, type Period } from './periods.js';
+import { capScopeId, scopes, totalKey, type Cap, type Scope } from './caps.js';
+import { counterTtlMs, periodEnd, periods, type Period } from './periods.js';
 
 /** The cache's sorted set of live holds, scored by when each expires unless kept alive. */
 export const holdsSet = 'budget:holds';
@@ -97,20 +97,89 @@ export interface TrackedHold {
   t: number;
 }
 
-/**
- * The hold as JSON. One JSON.stringify writes one flat string; building it from template pieces
- * (to write the day's shared totals list once) made some twenty intermediate strings, and the
- * cache flattened the result again to use it as a key (bench/README.md "Eighteenth look").
- */
-export function encodeTrack(h: TrackedHold): string {
-  return JSON.stringify(h);
+/** The id a hold's own principal has in `scope` (caps.ts scopeId for the hold's ids). */
+function scopeIdOf(scope: Scope, h: Pick<TrackedHold, 'w' | 'p' | 'y'>): string | null {
+  switch (scope) {
+    case 'instance':
+      return '*';
+    case 'workspace':
+      return h.w;
+    case 'member':
+      return `${h.w}/${h.p}`;
+    case 'key':
+      return h.y;
+  }
 }
 
-/** Null for a member that is not ours (never throws on foreign data). */
+/**
+ * A hold's totals list as `scope.period` pairs (`key.day,member.month,…`) when every total is the
+ * one the hold's own ids and time name (holds made here always are), else null. Worked out once
+ * per list (one list serves a principal's holds all day: heldTotals) and used again only for a
+ * hold of the same ids and UTC day, the ones it was checked for.
+ */
+interface TotalsCode { code: string | null; w: string; p: string; y: string | null; day: number }
+const totalsCodes = new WeakMap<TrackedHold['k'], TotalsCode>();
+function totalsCode(h: TrackedHold): string | null {
+  const day = Math.floor(h.t / 86_400_000);
+  const known = totalsCodes.get(h.k);
+  if (known !== undefined && known.w === h.w && known.p === h.p && known.y === h.y && known.day === day) return known.code;
+  const pairs: string[] = [];
+  for (const [total, period] of h.k) {
+    const scope = scopes.find((s) => total.startsWith(`${s}:`));
+    const id = scope === undefined ? null : scopeIdOf(scope, h);
+    if (scope === undefined || id === null || totalKey(scope, id, period, h.t) !== total) return null;
+    pairs.push(`${scope}.${period}`);
+  }
+  const code = pairs.length > 0 ? pairs.join(',') : null;
+  totalsCodes.set(h.k, { code, w: h.w, p: h.p, y: h.y, day });
+  return code;
+}
+
+/** The totals a `totalsCode` names, for the hold's ids and time; null when the code is not one. */
+function totalsOfCode(code: string, h: Pick<TrackedHold, 'w' | 'p' | 'y' | 't'>): TrackedHold['k'] | null {
+  const k: TrackedHold['k'] = [];
+  for (const pair of code.split(',')) {
+    const [scope, period] = pair.split('.') as [Scope, Period];
+    const id = scopes.includes(scope) && periods.includes(period) ? scopeIdOf(scope, h) : null;
+    if (id === null) return null;
+    k.push([totalKey(scope, id, period, h.t), period]);
+  }
+  return k;
+}
+
+/** The hold written with its totals as a code: one object of a fixed shape, filled and stringified per hold. */
+const wire: Omit<TrackedHold, 'k'> & { k: string } = { i: '', a: 0, k: '', r: '', w: '', p: '', y: null, m: '', t: 0 };
+
+/**
+ * The hold as JSON, its totals list as a code (`totalsCode`) when it has one: the list spelled out
+ * was more than half of every member, some 250 bytes a hold, written to the cache's set of live
+ * holds (and to Redis) on every request. One JSON.stringify writes one flat string; building it
+ * from template pieces made some twenty intermediate strings (bench/README.md "Eighteenth look").
+ */
+export function encodeTrack(h: TrackedHold): string {
+  const code = totalsCode(h);
+  if (code === null) return JSON.stringify(h);
+  wire.i = h.i;
+  wire.a = h.a;
+  wire.k = code;
+  wire.r = h.r;
+  wire.w = h.w;
+  wire.p = h.p;
+  wire.y = h.y;
+  wire.m = h.m;
+  wire.t = h.t;
+  return JSON.stringify(wire);
+}
+
+/** Null for a member that is not ours (never throws on foreign data). Reads both forms of `k` (a code, or the list members written before). */
 export function decodeTrack(member: string): TrackedHold | null {
   try {
-    const h = JSON.parse(member) as TrackedHold;
-    return typeof h.i === 'string' && Number.isSafeInteger(h.a) && Array.isArray(h.k) ? h : null;
+    const h = JSON.parse(member) as Omit<TrackedHold, 'k'> & { k: unknown };
+    if (typeof h.i !== 'string' || !Number.isSafeInteger(h.a)) return null;
+    if (Array.isArray(h.k)) return h as TrackedHold;
+    if (typeof h.k !== 'string' || typeof h.w !== 'string' || typeof h.p !== 'string' || !Number.isSafeInteger(h.t)) return null;
+    const k = totalsOfCode(h.k, h);
+    return k === null ? null : { ...h, k };
   } catch {
     return null;
   }

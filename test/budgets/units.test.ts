@@ -121,6 +121,26 @@ test('a hold record encodes as JSON.stringify would, and decodes back', () => {
   }
 });
 
+test("a hold's totals are written as scope.period pairs when they are its own ids' totals, and read back in full; the list form still reads", () => {
+  const t = Date.UTC(2026, 10, 23, 12);
+  const k: Array<[string, 'day' | 'week' | 'month' | 'lifetime']> = [
+    ['key:k1:week:2026-W48', 'week'], ['member:w1/p1:lifetime:all', 'lifetime'], ['workspace:w1:day:2026-11-23', 'day'], ['instance:*:month:2026-11', 'month'],
+  ];
+  const h = { i: '0193-id', a: 1234, k, r: 'req_1', w: 'w1', p: 'p1', y: 'k1', m: 'openai:gpt-4o-mini', t };
+  const member = encodeTrack(h);
+  assert.equal(JSON.parse(member).k, 'key.week,member.lifetime,workspace.day,instance.month');
+  assert.ok(member.length < JSON.stringify(h).length - 60, 'shorter than the list');
+  assert.equal(decodeTrack(member), h);
+  // A member written with the list (before, or a list that is not the hold's own) reads as it is.
+  assert.equal(decodeTrack(JSON.stringify(h)), h);
+  const foreign = { ...h, k: [['workspace:w9:day:2026-11-23', 'day']] as Array<[string, 'day']> };
+  assert.is(encodeTrack(foreign), JSON.stringify(foreign));
+  // A code naming what is not a scope or period is not a hold of ours.
+  assert.is(decodeTrack(JSON.stringify({ ...h, k: 'team.day' })), null);
+  assert.is(decodeTrack(JSON.stringify({ ...h, k: 'key.year' })), null);
+  assert.is(decodeTrack(JSON.stringify({ ...h, y: null, k: 'key.day' })), null, 'a key total for a hold without a key');
+});
+
 test('reservation: all or nothing, settle moves by charge − hold, a missing counter is reported and changes nothing', async () => {
   const cache = new MemoryCache();
   const t = Date.now();
