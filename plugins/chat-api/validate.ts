@@ -111,17 +111,19 @@ function toolCalls(v: unknown, p: string): ChatMessage['tool_calls'] {
 }
 
 function message(m: unknown, i: number, needs: RequestNeeds, limits: AttachmentLimits): ChatMessage {
-  const p = `messages[${i}]`;
-  if (!isObject(m)) throw bad(p, `${p} must be an object.`);
-  if (typeof m.role !== 'string' || !roles.has(m.role)) throw bad(`${p}.role`, `${p}.role must be one of system, developer, user, assistant, tool.`);
+  // The message's path is made only for an error (a string per message, on every request, before).
+  if (!isObject(m)) throw bad(`messages[${i}]`, `messages[${i}] must be an object.`);
+  if (typeof m.role !== 'string' || !roles.has(m.role)) throw bad(`messages[${i}].role`, `messages[${i}].role must be one of system, developer, user, assistant, tool.`);
   const role = m.role as ChatMessage['role'];
   let content: ChatMessage['content'];
   if (typeof m.content === 'string') content = m.content;
-  else if (Array.isArray(m.content)) content = normalizeParts(m.content, `${p}.content`, needs, limits) as ContentPart[];
+  else if (Array.isArray(m.content)) content = normalizeParts(m.content, `messages[${i}].content`, needs, limits) as ContentPart[];
   else if ((m.content === null || m.content === undefined) && role === 'assistant') content = null;
-  else throw bad(`${p}.content`, `${p}.content must be a string or an array of content parts.`);
+  else throw bad(`messages[${i}].content`, `messages[${i}].content must be a string or an array of content parts.`);
   const out: ChatMessage = { role, content };
   if (typeof m.name === 'string') out.name = m.name;
+  if (role !== 'assistant' && role !== 'tool') return out;
+  const p = `messages[${i}]`;
   if (role === 'assistant') {
     const calls = toolCalls(m.tool_calls, `${p}.tool_calls`);
     if (calls) out.tool_calls = calls;

@@ -36,8 +36,17 @@ function toolCall(t: ToolCall): ToolCall {
   return { id: t.id, type: 'function', function: { name: t.function.name, arguments: t.function.arguments } };
 }
 
+/** Whether `m` holds a role other than developer and text content, and no other member. */
+function plainMessage(m: ChatMessage): boolean {
+  if (typeof m.content !== 'string' || m.role === 'developer') return false;
+  for (const k in m) if (k !== 'role' && k !== 'content') return false;
+  return true;
+}
+
 /** One message with only the wire fields (a client's unknown fields never reach the provider). */
 export function vendorMessage(m: ChatMessage): Json {
+  // A plain message (role and text, nothing else) is sent as it is, not copied.
+  if (plainMessage(m)) return m as unknown as Json;
   // Self-run servers (older vLLM, llama.cpp, Ollama) reject the newer `developer` role; it means
   // the same as `system` to every Chat-Completions-compatible model.
   const out: Json = { role: m.role === 'developer' ? 'system' : m.role, content: Array.isArray(m.content) ? m.content.map(part) : m.content };
