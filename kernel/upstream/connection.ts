@@ -67,6 +67,17 @@ interface Collector {
 /** Bytes a body holds for a reader that has not taken them before the socket is paused (a Readable's default). */
 const highWaterMark = 64 * 1024;
 
+/**
+ * No bytes: one shared (frozen) list that the first bytes replace with a list of one. A reply
+ * comes in one read or two, and an empty list grown by push gets room for sixteen.
+ */
+const noBytes: Buffer[] = Object.freeze([]) as unknown as Buffer[];
+const added = (list: Buffer[], bytes: Buffer): Buffer[] => {
+  if (list.length === 0) return [bytes];
+  list.push(bytes);
+  return list;
+};
+
 const textOf = (parts: Buffer[]): string => (parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8'));
 const prematureClose = (): Error => Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 const finished: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
@@ -83,7 +94,7 @@ const finished: IteratorReturnResult<undefined> = Object.freeze({ done: true, va
 export class UpstreamBody implements AsyncIterable<Buffer> {
   private mode: Mode = Mode.Open;
   /** Bytes that arrived before a reader took them, and how many. */
-  private waiting: Buffer[] = [];
+  private waiting: Buffer[] = noBytes;
   private waitingSize = 0;
   /** The end came (the stream reader gets what waits, then the end). */
   private complete = false;
@@ -103,9 +114,9 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
     if (this.mode !== Mode.Open || this.destroyed) return undefined;
     this.mode = Mode.Text;
     return new Promise((done, fail) => {
-      this.collector = { parts: [], size: 0, limit, done, fail };
+      this.collector = { parts: noBytes, size: 0, limit, done, fail };
       const waiting = this.waiting;
-      this.waiting = [];
+      this.waiting = noBytes;
       this.waitingSize = 0;
       for (let i = 0; i < waiting.length && this.collector; i++) this.collect(waiting[i]!);
       if (!this.collector) return;
@@ -127,7 +138,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
       reader.resolve({ done: false, value: bytes });
       return true;
     }
-    this.waiting.push(bytes);
+    this.waiting = added(this.waiting, bytes);
     this.waitingSize += bytes.length;
     return this.waitingSize < highWaterMark;
   }
@@ -201,7 +212,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
       return;
     }
     c.size += bytes.length;
-    c.parts.push(bytes);
+    c.parts = added(c.parts, bytes);
   }
 
   private finishText(): void {

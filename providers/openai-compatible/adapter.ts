@@ -45,6 +45,11 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     this.pool = this.url ? new UpstreamPool(this.url, { connections: settings.connections ?? 128, connectTimeout: t.connectMs }) : undefined;
   }
 
+  /** A whole reply's deadline when the model sets none of its own (callDeadlines made an object per call). */
+  private get wholeMs(): number {
+    return this.settings.timeouts.totalMs ?? this.settings.timeouts.firstByteMs;
+  }
+
   /** The chat call's request line and headers, whole and streamed, made once (only the body changes). */
   private chatHeads?: [PreparedHead, PreparedHead, string];
 
@@ -99,27 +104,27 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   }
 
   async complete(call: UpstreamCall): Promise<ChatCompletion> {
-    const ctx = this.context(call.model.upstreamId);
+    // The errors' context (this.context) is made for an error only: an object per call before.
     const deadline = new Deadline();
-    deadline.arm(callDeadlines(this.settings.timeouts, call).totalMs, 'timeout');
+    deadline.arm(call.deadlines === undefined ? this.wholeMs : callDeadlines(this.settings.timeouts, call).totalMs, 'timeout');
     try {
       const body = this.body(call.request.stream ? { model: call.model, request: { ...call.request, stream: false } } : call);
       const res = await this.post(body, false, deadline.follow(call.signal));
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       const text = await readUpstreamText(res.body, ok ? replyLimit : errorLimit);
-      if (!ok) throw this.vendorError(res.statusCode, res.headers, text, ctx);
+      if (!ok) throw this.vendorError(res.statusCode, res.headers, text, this.context(call.model.upstreamId));
       let json: unknown;
       try {
         json = JSON.parse(text);
       } catch {
-        throw unavailable(ctx, 'malformed');
+        throw unavailable(this.context(call.model.upstreamId), 'malformed');
       }
       const reply = this.settings.quirks?.reply ? this.settings.quirks.reply(json) : fromVendorReply(json);
       if (reply) return reply;
       const e = parseVendorError(json);
-      throw e.message ? this.vendorError(e.status ?? 502, res.headers, json, ctx) : unavailable(ctx, 'malformed');
+      throw e.message ? this.vendorError(e.status ?? 502, res.headers, json, this.context(call.model.upstreamId)) : unavailable(this.context(call.model.upstreamId), 'malformed');
     } catch (err) {
-      throw isGatewayError(err) ? err : this.failure(err, call, deadline, ctx, false);
+      throw isGatewayError(err) ? err : this.failure(err, call, deadline, this.context(call.model.upstreamId), false);
     } finally {
       deadline.clear();
     }
