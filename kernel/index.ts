@@ -31,5 +31,5 @@ export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export { defineEntity, p } from '@mikro-orm/core';
 export { DependenciesToken, Dependency, type Dependencies } from './health/dependency.js';
 export { Throttled } from './log/throttle.js';
-export { GroupCommitToken, GroupCommit, type DurableWrite, type InsertRows, type AddToTotals, type TotalAfter, type TotalsTable } from './store/group-commit.js';
+export { GroupCommitToken, GroupCommit, type CommitWaiter, type DurableWrite, type InsertRows, type AddToTotals, type TotalAfter, type TotalsTable } from './store/group-commit.js';
 export * from './upstream/index.js';

@@ -164,6 +164,7 @@ export class Service {
     provide(c, GroupCommitToken, this.commits);
     const commits = this.commits;
     this.pipeline.commit = (writes) => commits.commit(writes);
+    this.pipeline.enqueue = (waiter) => commits.enqueue(waiter);
     this.health.add('database', this.dependencies.database.check, true);
     this.health.add('cache', this.dependencies.cache.check, true);
     this.dependencies.database.start();

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestContext } from './context.js';
-import type { DurableWrite } from '../store/group-commit.js';
+import type { CommitWaiter, DurableWrite } from '../store/group-commit.js';
 import { isPhaseName, phaseNames, type Compensation, type PhaseHooks, type PhaseName } from './phases.js';
 import { Roster } from './roster.js';
+import { Settling } from './settling.js';
 
 const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
 
@@ -27,7 +28,7 @@ const noCompensations: Compensation[] = Object.freeze([]) as unknown as Compensa
 export class Pipeline {
   private readonly hooks = new Map<PhaseName, Registered[]>(phaseNames.map((p) => [p, []]));
   /** Settles under way: their hooks, then their commit and what waits for it (a Roster: roster.ts says why not a Set). */
-  private readonly inFlight = new Roster<Promise<void>>();
+  private readonly inFlight = new Roster<Promise<void> | Settling>();
 
   add<P extends PhaseName>(phase: P, plugin: string, fn: PhaseHooks[P]): void {
     if (!isPhaseName(phase)) {
@@ -124,6 +125,8 @@ export class Pipeline {
 
   /** Commits what settle hooks staged in `ctx.durable` (set by the service once the store is open). */
   commit: ((writes: DurableWrite[]) => Promise<void>) | undefined;
+  /** The same commit for a waiter that is its own callbacks (kernel/pipeline/settling.ts); set with `commit`. */
+  enqueue: ((waiter: CommitWaiter) => void) | undefined;
 
   /**
    * Runs every settle hook; a failing hook does not stop the others. Then commits what they
@@ -148,7 +151,7 @@ export class Pipeline {
     // As GroupCommit.idle: wait in short steps, so a settle begun meanwhile is waited for too.
     const end = Date.now() + graceMs;
     while (this.inFlight.size > 0 && Date.now() < end) {
-      await Promise.race([Promise.all(this.inFlight.values()), sleep(Math.min(50, end - Date.now()), undefined, { ref: false })]);
+      await Promise.race([Promise.all(this.inFlight.values().map((v) => (v instanceof Settling ? v.ended() : v))), sleep(Math.min(50, end - Date.now()), undefined, { ref: false })]);
     }
   }
 
@@ -187,6 +190,13 @@ export class Pipeline {
   /** Starts the commit of what the hooks staged, tracked but not awaited (see `settle`). */
   private commitLater(ctx: RequestContext, onError: SettleError): void {
     if (!ctx.durable?.length && !ctx.afterCommit?.length) return;
+    if (ctx.durable?.length && this.enqueue) {
+      // The common case: one object waits for the commit and runs what follows it (settling.ts).
+      const settling = new Settling(this.inFlight, ctx.id, ctx.durable, ctx.afterCommit, onError);
+      settling.slot = this.inFlight.add(settling);
+      this.enqueue(settling);
+      return;
+    }
     this.track(this.commitStaged(ctx.id, ctx.durable, ctx.afterCommit, onError));
   }
 

@@ -7,7 +7,16 @@ import { plan, type DurableWrite } from './durable-writes.js';
 
 export type { DurableWrite, InsertRows, AddToTotals, TotalAfter, TotalsTable } from './durable-writes.js';
 
-interface Waiting { writes: DurableWrite[]; done: () => void; fail: (err: unknown) => void }
+/**
+ * What waits for a commit: its writes, and what to call once they are durable (or failed for
+ * good). Called as methods, so one object per request can be all of it (kernel/pipeline/settling.ts).
+ */
+export interface CommitWaiter {
+  readonly writes: DurableWrite[];
+  done(): void;
+  fail(err: unknown): void;
+}
+type Waiting = CommitWaiter;
 
 /** SQLSTATE classes and SQLite result codes that no retry can fix. */
 function permanent(err: unknown): boolean {
@@ -62,13 +71,18 @@ export class GroupCommit {
 
   /** Resolves once `writes` are durable; rejects only for a statement no retry can fix. */
   commit(writes: DurableWrite[]): Promise<void> {
-    return new Promise((done, fail) => {
-      this.queue.push({ writes, done, fail });
-      if (this.running) return;
-      if (this.delayMs > 0 && this.queue.length < this.maxGroup) this.lingering ??= setTimeout(() => this.start(), this.delayMs);
-      else this.start();
-    });
+    return new Promise((done, fail) => this.enqueue({ writes, done, fail }));
   }
+
+  /** As `commit`, for a caller that is its own waiter: no promise, no functions per request. */
+  enqueue(waiter: CommitWaiter): void {
+    this.queue.push(waiter);
+    if (this.running) return;
+    if (this.delayMs > 0 && this.queue.length < this.maxGroup) this.lingering ??= setTimeout(this.startLater, this.delayMs);
+    else this.start();
+  }
+
+  private readonly startLater = (): void => this.start();
 
   private start(): void {
     clearTimeout(this.lingering);

@@ -6,6 +6,8 @@ import { createLogger } from '../../kernel/log/logger.js';
 import { openStore, type Store } from '../../kernel/store/orm.js';
 import { GroupCommit, type DurableWrite, type TotalsTable } from '../../kernel/store/group-commit.js';
 import { flatRows, powerOfTwoSizes, sliceSizes } from '../../kernel/store/durable-writes.js';
+import { Pipeline } from '../../kernel/pipeline/pipeline.js';
+import type { RequestContext } from '../../kernel/pipeline/context.js';
 
 /** The durable commit of settle hooks (kernel/store/group-commit.ts), on the shape's real database. */
 const test = suite('kernel: group commit of money records');
@@ -134,6 +136,53 @@ test("one request's writes land together or not at all (PostgreSQL: one statemen
   assert.equal(seen, [], 'no total was reported as written');
   const [t] = await store.execute<{ v: string | number }>("select v from gc_totals where k = 'total'");
   assert.is(Number(t!.v), 23, 'the running total did not move');
+});
+
+test("a request's settle waits for its commit, then runs what follows it in order: a step's promise is waited for, a failing step is told and the next still runs", async () => {
+  const pipeline = new Pipeline();
+  pipeline.enqueue = (waiter) => commits.enqueue(waiter);
+  const order: string[] = [];
+  const told: Array<[string, string]> = [];
+  let release!: () => void;
+  const slow = new Promise<void>((r) => (release = r));
+  pipeline.add('settle', 'probe', (ctx) => {
+    ctx.durable!.push(usage(ctx.id, 7));
+    ctx.afterCommit!.push(
+      () => void order.push('first'),
+      () => slow.then(() => void order.push('second')),
+      () => {
+        order.push('third');
+        throw new Error('step failed');
+      },
+      () => void order.push('fourth'),
+    );
+  });
+  const ctx = { id: 'settle-1', durable: [], afterCommit: [] } as unknown as RequestContext;
+  assert.is(pipeline.settle(ctx, (plugin, err, requestId) => told.push([`${plugin}:${requestId}`, (err as Error).message])), undefined, 'synchronous hooks: nothing to wait for');
+  const settled = pipeline.settled();
+  await new Promise((r) => setTimeout(r, 50));
+  const [row] = await store.execute<{ cost: string | number }>("select cost from gc_usage where id = 'settle-1'");
+  assert.is(Number(row!.cost), 7, 'committed');
+  assert.equal(order, ['first'], 'the second step is still waited for');
+  release();
+  await settled;
+  assert.equal(order, ['first', 'second', 'third', 'fourth']);
+  assert.equal(told, [['kernel:settle-1', 'step failed']]);
+});
+
+test('a settle whose writes fail for good is told, and nothing after the commit runs', async () => {
+  const pipeline = new Pipeline();
+  pipeline.enqueue = (waiter) => commits.enqueue(waiter);
+  const ran: string[] = [];
+  const told: string[] = [];
+  pipeline.add('settle', 'probe', (ctx) => {
+    ctx.durable!.push({ kind: 'insert', table: 'gc_usage', columns: ['id', 'cost'], rows: [['bad-1', null]] });
+    ctx.afterCommit!.push(() => void ran.push('after'));
+  });
+  pipeline.settle({ id: 'bad-1', durable: [], afterCommit: [] } as unknown as RequestContext, (plugin, _err, requestId) => told.push(`${plugin}:${requestId}`));
+  await pipeline.settled(5000);
+  assert.equal(told, ['kernel:bad-1']);
+  assert.equal(ran, []);
 });
 
 test.run();
