@@ -71,7 +71,8 @@ export async function attempt(ctx: RequestContext, env: AttemptEnv, signal: Requ
       state.model = model;
       // The request as it is when it already names its max tokens (adapters never change it).
       const request: UpstreamCall['request'] = chat.maxTokens === maxTokens ? (chat as UpstreamCall['request']) : { ...chat, maxTokens };
-      const call: UpstreamCall = { model, request, signal, onMalformed: () => onMalformed(ctx, env) };
+      // Only a stream has events to find malformed: a whole reply's call carries no callback.
+      const call: UpstreamCall = { model, request, signal, onMalformed: chat.stream ? () => onMalformed(ctx, env) : undefined };
       if (model.deadlines) call.deadlines = model.deadlines;
       try {
         // Each model call through it gets its attempt record, the hold's output rules and its charge.
