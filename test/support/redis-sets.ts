@@ -26,7 +26,9 @@ function free(port: number): Promise<boolean> {
 /** `count` consecutive free ports whose cluster bus ports (+10000) are free too. */
 async function freePorts(count: number): Promise<number[]> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 30_000 + Math.floor(Math.random() * 9_000);
+    // Below Linux's ephemeral range (32768–60999), bus ports included: a port free when checked
+    // could be taken by a client socket's ephemeral port before redis-server bound it (CI, 01:00).
+    const base = 20_000 + Math.floor(Math.random() * 2_700);
     const ports = Array.from({ length: count }, (_, i) => base + i);
     const checks = await Promise.all(ports.flatMap((p) => [free(p), free(p + 10_000)]));
     if (checks.every(Boolean)) return ports;
