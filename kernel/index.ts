@@ -8,6 +8,7 @@ export { phaseNames, type PhaseName, type PhaseHooks, type Compensation } from '
 export { newRequestContext, stageDurable, afterCommitted, type RequestContext } from './pipeline/context.js';
 export { compensate, type Pipeline, type SettleError } from './pipeline/pipeline.js';
 export { Roster } from './pipeline/roster.js';
+export { withItem } from './lists.js';
 export { ChurnMap } from './pipeline/churn-map.js';
 export { errorTable, GatewayError, isGatewayError, toGatewayError, describeFailure, type ErrorCode, type ErrorDetails } from './errors/index.js';
 export type { LogEvents, LogValue } from './log/events.js';

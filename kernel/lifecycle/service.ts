@@ -163,7 +163,6 @@ export class Service {
     this.commits = new GroupCommit(this.store, this.log, 250, 200, this.config.database.commitDelayMs);
     provide(c, GroupCommitToken, this.commits);
     const commits = this.commits;
-    this.pipeline.commit = (writes) => commits.commit(writes);
     this.pipeline.enqueue = (waiter) => commits.enqueue(waiter);
     this.health.add('database', this.dependencies.database.check, true);
     this.health.add('cache', this.dependencies.cache.check, true);

@@ -4,6 +4,7 @@ import type { RouteContext } from '../http/route.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { DurableWrite } from '../store/group-commit.js';
 import { PhaseTimes } from './phase-times.js';
+import { withItem } from '../lists.js';
 
 /**
  * One request's context, passed through every phase. A typed object, not a container: phases
@@ -80,9 +81,7 @@ export function stageDurable(rc: RequestContext, ...writes: DurableWrite[]): voi
 
 /** Runs `step` once the request's durable commit landed (a settle hook; `rc.afterCommit` must be there). */
 export function afterCommitted(rc: RequestContext, step: () => Promise<void> | void): void {
-  const steps = rc.afterCommit!;
-  if (steps.length === 0) rc.afterCommit = [step];
-  else steps.push(step);
+  rc.afterCommit = withItem(rc.afterCommit, step);
 }
 
 /**

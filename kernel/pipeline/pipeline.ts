@@ -1,11 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RequestContext } from './context.js';
-import type { CommitWaiter, DurableWrite } from '../store/group-commit.js';
+import type { CommitWaiter } from '../store/group-commit.js';
 import { isPhaseName, phaseNames, type Compensation, type PhaseHooks, type PhaseName } from './phases.js';
 import { Roster } from './roster.js';
-import { Settling } from './settling.js';
-
-const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
+import { isThenable, Settling } from './settling.js';
 
 interface Registered { plugin: string; fn: PhaseHooks[PhaseName] }
 
@@ -123,9 +121,7 @@ export class Pipeline {
     }
   }
 
-  /** Commits what settle hooks staged in `ctx.durable` (set by the service once the store is open). */
-  commit: ((writes: DurableWrite[]) => Promise<void>) | undefined;
-  /** The same commit for a waiter that is its own callbacks (kernel/pipeline/settling.ts); set with `commit`. */
+  /** Queues what settle hooks staged in `ctx.durable` for the group commit (set by the service once the store is open). */
   enqueue: ((waiter: CommitWaiter) => void) | undefined;
 
   /**
@@ -187,39 +183,18 @@ export class Pipeline {
     await this.runSettleHooks(ctx, onError, j + 1);
   }
 
-  /** Starts the commit of what the hooks staged, tracked but not awaited (see `settle`). */
+  /**
+   * Starts the commit of what the hooks staged, tracked but not awaited (see `settle`): one
+   * Settling waits for it and runs what follows (settling.ts); with nothing staged, at once.
+   */
   private commitLater(ctx: RequestContext, onError: SettleError): void {
-    if (!ctx.durable?.length && !ctx.afterCommit?.length) return;
-    if (ctx.durable?.length && this.enqueue) {
-      // The common case: one object waits for the commit and runs what follows it (settling.ts).
-      const settling = new Settling(this.inFlight, ctx.id, ctx.durable, ctx.afterCommit, onError);
-      settling.slot = this.inFlight.add(settling);
-      this.enqueue(settling);
-      return;
-    }
-    this.track(this.commitStaged(ctx.id, ctx.durable, ctx.afterCommit, onError));
-  }
-
-  /** The commit and what waits for it; takes only what it needs, so the request is not kept alive meanwhile. */
-  private async commitStaged(requestId: string, durable: DurableWrite[] | undefined, afterCommit: RequestContext['afterCommit'], onError: SettleError): Promise<void> {
-    if (durable?.length) {
-      try {
-        if (!this.commit) throw new Error('settle hooks staged writes but no store commits them');
-        await this.commit(durable);
-      } catch (err) {
-        onError('kernel', err, requestId);
-        return;
-      }
-    }
-    // An index, not for-of: in an async function the iterator would be a heap object.
-    for (let i = 0; i < (afterCommit?.length ?? 0); i++) {
-      try {
-        const after = afterCommit![i]!();
-        if (after) await after;
-      } catch (err) {
-        onError('kernel', err, requestId);
-      }
-    }
+    const durable = ctx.durable;
+    if (!durable?.length && !ctx.afterCommit?.length) return;
+    const settling = new Settling(this.inFlight, ctx.id, durable ?? [], ctx.afterCommit, onError);
+    settling.slot = this.inFlight.add(settling);
+    if (!durable?.length) settling.done();
+    else if (this.enqueue) this.enqueue(settling);
+    else settling.fail(new Error('settle hooks staged writes but no store commits them'));
   }
 }
 

@@ -2,7 +2,7 @@ import type { CommitWaiter, DurableWrite } from '../store/group-commit.js';
 import type { SettleError } from './pipeline.js';
 import type { Roster } from './roster.js';
 
-const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
+export const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
 
 /**
  * One request's settle after its hooks ran: its durable writes waiting in the group commit, then

@@ -16,7 +16,6 @@ export interface CommitWaiter {
   done(): void;
   fail(err: unknown): void;
 }
-type Waiting = CommitWaiter;
 
 /** SQLSTATE classes and SQLite result codes that no retry can fix. */
 function permanent(err: unknown): boolean {
@@ -45,7 +44,7 @@ function duplicate(err: unknown): boolean {
  * await commits.commit([{ kind: 'insert', table: 'usage_records', columns, rows: [row] }]);
  */
 export class GroupCommit {
-  private readonly queue: Waiting[] = [];
+  private readonly queue: CommitWaiter[] = [];
   private running: Promise<void> | undefined;
   private lingering: NodeJS.Timeout | undefined;
   private closing = false;
@@ -118,7 +117,7 @@ export class GroupCommit {
     while (this.queue.length > 0) await this.group(this.queue.splice(0, this.maxGroup));
   }
 
-  private async group(group: Waiting[]): Promise<void> {
+  private async group(group: CommitWaiter[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         // Multi-row inserts and totals summed per key for the whole group (durable-writes.ts).

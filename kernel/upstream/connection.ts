@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { CallSignal } from './http.js';
 import { ResponseParser, type ResponseHead, type ResponseSink } from './response-parser.js';
+import { withItem } from '../lists.js';
 
 /**
  * One keep-alive connection to a provider: a socket, its response parser, and the call it is
@@ -67,16 +68,8 @@ interface Collector {
 /** Bytes a body holds for a reader that has not taken them before the socket is paused (a Readable's default). */
 const highWaterMark = 64 * 1024;
 
-/**
- * No bytes: one shared (frozen) list that the first bytes replace with a list of one. A reply
- * comes in one read or two, and an empty list grown by push gets room for sixteen.
- */
+/** No bytes: one shared (frozen) list that the first bytes replace (withItem: a reply comes in one read or two). */
 const noBytes: Buffer[] = Object.freeze([]) as unknown as Buffer[];
-const added = (list: Buffer[], bytes: Buffer): Buffer[] => {
-  if (list.length === 0) return [bytes];
-  list.push(bytes);
-  return list;
-};
 
 const textOf = (parts: Buffer[]): string => (parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8'));
 const prematureClose = (): Error => Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
@@ -138,7 +131,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
       reader.resolve({ done: false, value: bytes });
       return true;
     }
-    this.waiting = added(this.waiting, bytes);
+    this.waiting = withItem(this.waiting, bytes);
     this.waitingSize += bytes.length;
     return this.waitingSize < highWaterMark;
   }
@@ -212,7 +205,7 @@ export class UpstreamBody implements AsyncIterable<Buffer> {
       return;
     }
     c.size += bytes.length;
-    c.parts = added(c.parts, bytes);
+    c.parts = withItem(c.parts, bytes);
   }
 
   private finishText(): void {

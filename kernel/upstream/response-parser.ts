@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { isToken, nameIs } from '../http/token.js';
 
 /**
  * The HTTP/1.1 response reader of the upstream connections (connection.ts): a status line and
@@ -54,27 +55,6 @@ function lineEnd(text: string, at: number): number {
 
 /** A header name or token as RFC 9110 defines it (the reply's names here, the request's in the pool). */
 export const httpToken = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** The token characters by code (a check per character, no string sliced to test). */
-const tokenChars = new Uint8Array(128);
-for (const c of "!#$%&'*+.^_`|~-") tokenChars[c.charCodeAt(0)] = 1;
-for (let c = 48; c < 58; c++) tokenChars[c] = 1;
-for (let c = 65; c < 91; c++) tokenChars[c] = tokenChars[c + 32] = 1;
-
-function isToken(text: string, from: number, to: number): boolean {
-  if (to <= from) return false;
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 128 || tokenChars[c] === 0) return false;
-  }
-  return true;
-}
-
-/** Whether the name text[from, from + name.length) is `name` (lower case), in any case. */
-function nameIs(text: string, from: number, name: string): boolean {
-  for (let i = 0; i < name.length; i++) if ((text.charCodeAt(from + i) | 0x20) !== name.charCodeAt(i)) return false;
-  return true;
-}
 
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 

@@ -1,5 +1,6 @@
 import {
   toGatewayError,
+  withItem,
   type AttemptRecord,
   type ChatCompletion,
   type ChatCompletionChunk,
@@ -135,9 +136,7 @@ class MeteredAdapter implements ProviderAdapter {
     const outcome = this.ctx.state.outcome!;
     const record: AttemptRecord = { model: call.model.name, provider: call.model.provider, start: performance.now() - this.ctx.startedAt, end: 0, outcome: 'ok', retry: this.firstIsRetry };
     this.firstIsRetry = false;
-    // A one-item list made as such: an empty one grown by push gets room for sixteen.
-    if (outcome.attempts?.length) outcome.attempts.push(record);
-    else outcome.attempts = [record];
+    outcome.attempts = withItem(outcome.attempts, record);
     outcome.sent = true;
     return record;
   }
@@ -149,8 +148,7 @@ class MeteredAdapter implements ProviderAdapter {
 
   private charge(call: UpstreamCall, usage: Usage): void {
     const outcome = this.ctx.state.outcome!;
-    if (outcome.modelCalls?.length) outcome.modelCalls.push({ model: call.model, usage });
-    else outcome.modelCalls = [{ model: call.model, usage }];
+    outcome.modelCalls = withItem(outcome.modelCalls, { model: call.model, usage });
   }
 }
 

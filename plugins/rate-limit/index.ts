@@ -1,4 +1,4 @@
-import { CacheToken, definePlugin, GatewayError, Type, type CachePort, type Compensation, type PendingReservation, type RequestContext, type ReserveLine } from '../../kernel/index.js';
+import { CacheToken, definePlugin, GatewayError, Type, withItem, type CachePort, type Compensation, type PendingReservation, type RequestContext, type ReserveLine } from '../../kernel/index.js';
 import { rateLimited, rateLine, retryAfter, windowEndOf, type Allowance } from './window.js';
 
 const owner = 'rate-limit';
@@ -68,9 +68,7 @@ export default definePlugin({
       const person = rc.state.principal?.personId;
       if (!person) return;
       const now = Date.now();
-      const pending = new RatePending(rateLine(person, allowance, now), now, allowance);
-      if (rc.state.reservations?.length) rc.state.reservations.push(pending);
-      else rc.state.reservations = [pending];
+      rc.state.reservations = withItem(rc.state.reservations, new RatePending(rateLine(person, allowance, now), now, allowance));
     });
     ctx.hook('hold', (rc) => reservePending(rc, cache));
   },

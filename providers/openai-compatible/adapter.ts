@@ -5,7 +5,7 @@ import { SseDecoder } from './sse.js';
 import { UsageTail } from './usage-tail.js';
 import type { VendorQuirks } from './quirks.js';
 import { fromVendorError, interrupted, parseVendorError, transportFailure, unavailable, type ErrorContext, type Failure } from './errors.js';
-import { callDeadlines, Deadline, type CallDeadlines } from './deadline.js';
+import { callDeadlines, Deadline, wholeReplyMs, type CallDeadlines } from './deadline.js';
 
 /** Settings plus the pool size the providers plugin passes along (not part of the kernel contract). */
 export interface AdapterSettings extends ProviderSettings {
@@ -45,13 +45,8 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     this.pool = this.url ? new UpstreamPool(this.url, { connections: settings.connections ?? 128, connectTimeout: t.connectMs }) : undefined;
   }
 
-  /** A whole reply's deadline when the model sets none of its own (callDeadlines made an object per call). */
-  private get wholeMs(): number {
-    return this.settings.timeouts.totalMs ?? this.settings.timeouts.firstByteMs;
-  }
-
-  /** The chat call's request line and headers, whole and streamed, made once (only the body changes). */
-  private chatHeads?: [PreparedHead, PreparedHead, string];
+  /** The chat call's path and its request line and headers, whole and streamed, made once (only the body changes). */
+  private chatHeads?: { path: string; whole: PreparedHead; stream: PreparedHead };
 
   /** What error messages must never carry (the settings are fixed for the adapter's life: made once). */
   private secretsOf?: string[];
@@ -88,12 +83,12 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   private send({ body, length }: JsonBody, stream: boolean, signal: CallSignal): Promise<UpstreamResponse> {
     const pool = this.pool!;
     const heads = (this.chatHeads ??= this.prepareChat(pool));
-    return pool.request({ path: heads[2], method: 'POST', prepared: heads[stream ? 1 : 0], body, length, signal });
+    return pool.request({ path: heads.path, method: 'POST', prepared: stream ? heads.stream : heads.whole, body, length, signal });
   }
 
-  private prepareChat(pool: UpstreamPool): [PreparedHead, PreparedHead, string] {
+  private prepareChat(pool: UpstreamPool): { path: string; whole: PreparedHead; stream: PreparedHead } {
     const path = `${this.base}/chat/completions`;
-    return [pool.prepare('POST', path, this.headers('application/json', true)), pool.prepare('POST', path, this.headers('text/event-stream', true)), path];
+    return { path, whole: pool.prepare('POST', path, this.headers('application/json', true)), stream: pool.prepare('POST', path, this.headers('text/event-stream', true)) };
   }
 
   /** A thrown non-GatewayError as what it means: the client's own abort, or a provider failure. */
@@ -106,7 +101,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   async complete(call: UpstreamCall): Promise<ChatCompletion> {
     // The errors' context (this.context) is made for an error only: an object per call before.
     const deadline = new Deadline();
-    deadline.arm(call.deadlines === undefined ? this.wholeMs : callDeadlines(this.settings.timeouts, call).totalMs, 'timeout');
+    deadline.arm(wholeReplyMs(this.settings.timeouts, call), 'timeout');
     try {
       const body = this.body(call.request.stream ? { model: call.model, request: { ...call.request, stream: false } } : call);
       const res = await this.post(body, false, deadline.follow(call.signal));

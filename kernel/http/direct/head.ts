@@ -1,3 +1,5 @@
+import { isToken, nameIs } from '../token.js';
+
 /**
  * The head of a request the front answers itself (connection.ts): only the plainest HTTP/1.1 form
  * is taken here, and anything else is left to node:http, which answers the unusual cases (chunked
@@ -17,20 +19,6 @@ export interface PlainHead {
 export const maxHeadBytes = 16 * 1024;
 /** More header lines than any client sends; node:http takes the rare request with more. */
 const maxHeaderLines = 100;
-
-/** RFC 9110 token characters (a header name, a method), by character code. */
-const token = new Uint8Array(128);
-for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") token[c.charCodeAt(0)] = 1;
-
-/** Whether text[from, to) is a non-empty token. */
-function isToken(text: string, from: number, to: number): boolean {
-  if (from >= to) return false;
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 128 || token[c] === 0) return false;
-  }
-  return true;
-}
 
 /**
  * Whether text[from, to) is a field value held here: printable ASCII and tabs only, so no
@@ -72,11 +60,7 @@ for (const name of ['host', 'accept', 'user-agent', 'content-type', 'content-len
 function nameOf(text: string, from: number, to: number): string {
   const candidates = commonNames.get(to - from);
   if (candidates !== undefined) {
-    next: for (const name of candidates) {
-      // Token characters other than letters keep their code under | 0x20 or are not in these names.
-      for (let i = 0; i < name.length; i++) if ((text.charCodeAt(from + i) | 0x20) !== name.charCodeAt(i)) continue next;
-      return name;
-    }
+    for (const name of candidates) if (nameIs(text, from, name)) return name;
   }
   // Lowercasing a name that is already lowercase gives the same string back.
   return text.slice(from, to).toLowerCase();

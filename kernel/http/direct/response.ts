@@ -73,6 +73,12 @@ function keepAliveLines(seconds: number): string {
   return keepAliveText;
 }
 
+/**
+ * The lines a head adds itself, as node:http does (ownLines fills it for the head being made and
+ * it is read at once: one object, not one per response). Empty strings are lines not sent.
+ */
+const own = { date: '', connection: '', length: '', chunked: false };
+
 /** CR LF, as bytes. */
 function crlf(buf: Buffer, at: number): number {
   buf[at] = 13;
@@ -163,8 +169,8 @@ export class DirectResponse extends EventEmitter {
     else list = reason;
     this.statusCode = statusCode;
     const id = this.req.svcRequestId;
-    // A flat list gets the ids when its head is made (flatIds): pushed onto it, the caller's list
-    // of exact length grew to room for sixteen more.
+    // A flat list gets the ids when its head is made (makeHead, sendWhole): pushed onto it, the
+    // caller's list of exact length grew to room for sixteen more.
     if (!Array.isArray(list) || this.stored) {
       this.setHeader(idHeaders[0], id);
       this.setHeader(idHeaders[1], id);
@@ -199,27 +205,40 @@ export class DirectResponse extends EventEmitter {
 
   /** Builds the head (not yet written): `bodyLength` ≥ 0 when `end` knows the whole body. */
   private makeHead(flat: OutgoingHttpHeader[] | undefined, bodyLength: number): void {
-    const status = this.statusCode;
-    let head = statusLine(status, this.statusMessage);
+    let head = statusLine(this.statusCode, this.statusMessage);
     this.seen = 0;
     if (flat) {
       for (let i = 0; i < flat.length; i += 2) head += this.field(String(flat[i]), flat[i + 1]!);
       const id = this.req.svcRequestId;
       head += this.field(idHeaders[0], id) + this.field(idHeaders[1], id);
     } else if (this.stored) for (const s of this.stored.values()) head += this.field(s.name, s.value);
-    if ((this.seen & seenDate) === 0) head += `Date: ${httpDate()}\r\n`;
-    if (this.line.closing()) this.closeAfter = true;
-    if ((this.seen & seenConnection) === 0) head += this.closeAfter ? 'Connection: close\r\n' : keepAliveLines(this.line.keepAliveSeconds);
-    this.noBody = status === 204 || status === 304 || (status >= 100 && status < 200);
-    if ((this.seen & (seenLength | seenEncoding)) === 0 && !this.noBody) {
-      if (bodyLength >= 0) head += `Content-Length: ${bodyLength}\r\n`;
-      else {
-        head += 'Transfer-Encoding: chunked\r\n';
-        this.chunked = true;
-      }
+    const o = this.ownLines(bodyLength);
+    if (o.date) head += `Date: ${o.date}\r\n`;
+    head += o.connection;
+    if (o.length) head += `Content-Length: ${o.length}\r\n`;
+    else if (o.chunked) {
+      head += 'Transfer-Encoding: chunked\r\n';
+      this.chunked = true;
     }
     this.pendingHead = `${head}\r\n`;
     this.headersSent = true;
+  }
+
+  /**
+   * The lines the head adds to the caller's (node:http's rules): Date and Connection unless given,
+   * Keep-Alive with keep-alive, then Content-Length when the body's length is known (`bodyLength`
+   * ≥ 0) or chunked framing, unless the caller framed the body or the status has none.
+   */
+  private ownLines(bodyLength: number): typeof own {
+    const status = this.statusCode;
+    if (this.line.closing()) this.closeAfter = true;
+    this.noBody = status === 204 || status === 304 || (status >= 100 && status < 200);
+    own.date = (this.seen & seenDate) === 0 ? httpDate() : '';
+    own.connection = (this.seen & seenConnection) !== 0 ? '' : this.closeAfter ? 'Connection: close\r\n' : keepAliveLines(this.line.keepAliveSeconds);
+    const framed = (this.seen & (seenLength | seenEncoding)) !== 0 || this.noBody;
+    own.length = !framed && bodyLength >= 0 ? String(bodyLength) : '';
+    own.chunked = !framed && bodyLength < 0;
+    return own;
   }
 
   /** One header's lines, checked as node:http checks them; notes the headers that change framing. */
@@ -271,8 +290,7 @@ export class DirectResponse extends EventEmitter {
    */
   private sendWhole(flat: OutgoingHttpHeader[], data: string): boolean {
     if ((this.seen & seenEncoding) !== 0) return false;
-    const status = this.statusCode;
-    const first = statusLine(status, this.statusMessage);
+    const first = statusLine(this.statusCode, this.statusMessage);
     const id = this.req.svcRequestId;
     let size = first.length + 2 + idHeaders[0].length + idHeaders[1].length + 2 * id.length + 8;
     for (let i = 0; i < flat.length; i++) {
@@ -281,14 +299,11 @@ export class DirectResponse extends EventEmitter {
       size += v.length + 2;
     }
     this.deferred = undefined;
-    this.noBody = status === 204 || status === 304 || (status >= 100 && status < 200);
-    if (this.line.closing()) this.closeAfter = true;
-    const bodySize = this.noBody ? 0 : Buffer.byteLength(data);
-    const date = (this.seen & seenDate) === 0 ? httpDate() : undefined;
-    const connection = (this.seen & seenConnection) !== 0 ? '' : this.closeAfter ? 'Connection: close\r\n' : keepAliveLines(this.line.keepAliveSeconds);
-    const length = (this.seen & seenLength) === 0 && !this.noBody ? String(bodySize) : undefined;
-    if (date !== undefined) size += 8 + date.length;
-    if (length !== undefined) size += 18 + length.length;
+    const bodyBytes = Buffer.byteLength(data);
+    const { date, connection, length } = this.ownLines(bodyBytes);
+    const bodySize = this.noBody ? 0 : bodyBytes;
+    if (date) size += 8 + date.length;
+    if (length) size += 18 + length.length;
     size += connection.length + bodySize;
     const buf = Buffer.allocUnsafe(size);
     let at = buf.write(first, 0, 'latin1');
@@ -306,13 +321,13 @@ export class DirectResponse extends EventEmitter {
       at += buf.write(id, at, 'latin1');
       at = crlf(buf, at);
     }
-    if (date !== undefined) {
+    if (date) {
       at += buf.write('Date: ', at, 'latin1');
       at += buf.write(date, at, 'latin1');
       at = crlf(buf, at);
     }
     at += buf.write(connection, at, 'latin1');
-    if (length !== undefined) {
+    if (length) {
       at += buf.write('Content-Length: ', at, 'latin1');
       at += buf.write(length, at, 'latin1');
       at = crlf(buf, at);
