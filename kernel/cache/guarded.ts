@@ -26,7 +26,8 @@ export function guardCache(cache: CachePort, dep: Dependency): CachePort {
     // In-process: answered before any deadline could pass, so it runs outside the guard.
     ...(cache.reserveNow ? { reserveNow: cache.reserveNow.bind(cache) } : {}),
     ...(cache.adjustNow ? { adjustNow: cache.adjustNow.bind(cache) } : {}),
-    adjust: (lines, untrack, options) => run(() => cache.adjust(lines, untrack, options)),
+    adjust: (lines, untrack) => run(() => cache.adjust(lines, untrack)),
+    adjustEach: (calls) => run(() => cache.adjustEach(calls)),
     members: (key) => run(() => cache.members(key)),
     expired: (key, maxScore, limit) => run(() => cache.expired(key, maxScore, limit)),
     publish: (channel, message) => run(() => cache.publish(channel, message)),

@@ -1,5 +1,5 @@
 import { ChurnMap } from '../pipeline/churn-map.js';
-import { CountersMissing, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
+import { CountersMissing, type AdjustCall, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
 
 /**
  * expiresAt 0 = no expiry. Counters keep their number (a hold moves some ten counters a request:
@@ -146,6 +146,16 @@ export class MemoryCache implements CachePort {
 
   async adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
     return this.adjustNow(lines, untrack);
+  }
+
+  async adjustEach(calls: readonly AdjustCall[]): Promise<Array<number[] | Error>> {
+    return calls.map((c) => {
+      try {
+        return this.adjustNow(c.lines, c.untrack);
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    });
   }
 
   adjustNow(lines: AdjustLine[], untrack?: Untrack): number[] {

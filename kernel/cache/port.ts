@@ -76,13 +76,10 @@ export interface Tracked {
 /** A member to remove from its set in the same step; `required`: only if it is still there. */
 export type Untrack = Omit<Tracked, 'score'> & { required?: boolean };
 
-export interface AdjustOptions {
-  /**
-   * The move may wait a few milliseconds for the next call that must go at once, and share its
-   * round trip: for moves nobody waits on, that only give back what was held (a settle's). Until
-   * it is sent the counters over-count, never under. Reads of this cache send it first.
-   */
-  defer?: boolean;
+/** One call of `adjustEach`: what `adjust` takes. */
+export interface AdjustCall {
+  readonly lines: AdjustLine[];
+  readonly untrack?: Untrack;
 }
 
 /**
@@ -126,7 +123,14 @@ export interface CachePort {
    * `untrack.required`, nothing changes unless the member was still in its set, and the result is
    * empty then: a settle retried after a lost reply, or raced by a reaper, never moves twice.
    */
-  adjust(lines: AdjustLine[], untrack?: Untrack, options?: AdjustOptions): Promise<number[]>;
+  adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]>;
+  /**
+   * Several `adjust` calls in one step (one round trip and script run on Redis), each all or
+   * nothing on its own and applied in order: each call's new values ([] as `adjust` gives them), or
+   * the error that call alone got (CountersMissing, …). Rejects only when the cache could not be
+   * asked at all. The settles of a group commit move their holds so (budgets), one call a group.
+   */
+  adjustEach(calls: readonly AdjustCall[]): Promise<Array<number[] | Error>>;
   /** `adjust`, answered at once (in-process cache only, as `reserveNow`): a settle's counter move. */
   adjustNow?(lines: AdjustLine[], untrack?: Untrack): number[];
   /** Every member of a sorted set (empty when there is none); for rare paths, never per request. */

@@ -5,8 +5,8 @@
 
 /**
  * Seeds, checks and adds counter lines in one step, then records or removes a sorted-set member.
- * `one(ko, ao)` reads a call whose keys start after KEYS[ko] and whose three arguments start at
- * ARGV[ao]: KEYS: the n counters, then the set. ARGV: the call's numbers and words as one
+ * `one(ks, ao)` reads a call whose keys are `ks` and whose three arguments start at ARGV[ao]:
+ * keys: the n counters, then the set. ARGV: the call's numbers and words as one
  * comma-separated text (n; then amount, limit ('' none), ttl (0 none) and seed ('' none, 'must'
  * the counter must exist) per line; then op ('add' | 'addall' | 'swap' | 'rem' | 'remreq' | '')
  * and score), the member, the replaced member. None of the packed fields can hold a comma;
@@ -28,19 +28,19 @@ local function fields(text)
   return out
 end
 
-local function one(ko, ao)
+local function one(ks, ao)
   local a = fields(ARGV[ao])
   local member, replaced = ARGV[ao + 1], ARGV[ao + 2]
   local n = tonumber(a[1])
   local op, score = a[n * 4 + 2], a[n * 4 + 3]
-  local set = KEYS[ko + n + 1]
+  local set = ks[n + 1]
   if op == 'remreq' and not redis.call('ZSCORE', set, member) then return {2} end
   if op == 'swap' and not redis.call('ZSCORE', set, replaced) then return {3} end
   -- One GET a counter tells both whether a 'must' counter exists and its value (an EXISTS before
   -- the GET and another before each INCRBY were most of a call's Redis commands).
   local got, missing = {}, {4}
   for i = 1, n do
-    got[i] = redis.call('GET', KEYS[ko + i])
+    got[i] = redis.call('GET', ks[i])
     if not got[i] and a[(i - 1) * 4 + 5] == 'must' then missing[#missing + 1] = i - 1 end
   end
   if #missing > 1 then return missing end
@@ -48,7 +48,7 @@ local function one(ko, ao)
   local cur, seeded = {}, {}
   for i = 1, n do
     local b = (i - 1) * 4 + 1
-    local k = KEYS[ko + i]
+    local k = ks[i]
     local ttl, seed = tonumber(a[b + 3]), a[b + 4]
     local v = seeded[k] or got[i]
     if v then
@@ -65,7 +65,7 @@ local function one(ko, ao)
     local b = (i - 1) * 4 + 1
     local limit = a[b + 2]
     if limit ~= '' and cur[i] + tonumber(a[b + 1]) > tonumber(limit) then
-      return {0, i - 1, cur[i], redis.call('PTTL', KEYS[ko + i])}
+      return {0, i - 1, cur[i], redis.call('PTTL', ks[i])}
     end
   end
   -- A counter this call creates (absent, not seeded: a seed was SET with its expiry) gets its
@@ -73,7 +73,7 @@ local function one(ko, ao)
   local out, created = {1}, {}
   for i = 1, n do
     local b = (i - 1) * 4 + 1
-    local k = KEYS[ko + i]
+    local k = ks[i]
     local ttl = tonumber(a[b + 3])
     local fresh = not got[i] and not seeded[k] and not created[k]
     out[i + 1] = redis.call('INCRBY', k, a[b + 1])
@@ -93,21 +93,22 @@ end
 
 /** One call; its set key is always given (a placeholder when there is no set op). */
 export const APPLY = `${ONE}
-return one(0, 1)`;
+return one(KEYS, 1)`;
 
 /**
- * ARGV[1] calls, one after another, each as APPLY reads it (three arguments each); their replies
- * in order. A call that raises an error (a key of another type under the prefix) gets {5, message}
- * and fails alone, as it would have as its own script run; the calls after it still run.
+ * ARGV[1] calls, one after another, each as APPLY reads it plus a fourth argument: its keys as
+ * places in KEYS (`2,3,1`), where each key is named once for all calls; their replies in order. A
+ * call that raises an error (a key of another type under the prefix) gets {5, message} and fails
+ * alone, as it would have as its own script run; the calls after it still run.
  */
 export const APPLY_EACH = `${ONE}
-local ko, ao, out = 0, 2, {}
+local ao, out = 2, {}
 for c = 1, tonumber(ARGV[1]) do
-  local n = tonumber(string.match(ARGV[ao], '^[^,]*'))
-  local ok, reply = pcall(one, ko, ao)
+  local ks = {}
+  for place in string.gmatch(ARGV[ao + 3], '%d+') do ks[#ks + 1] = KEYS[tonumber(place)] end
+  local ok, reply = pcall(one, ks, ao)
   if ok then out[c] = reply
   else out[c] = {5, type(reply) == 'table' and tostring(reply.err) or tostring(reply)} end
-  ko = ko + n + 1
-  ao = ao + 3
+  ao = ao + 4
 end
 return out`;

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RedisOptions } from 'ioredis';
-import { CountersMissing, type AdjustLine, type AdjustOptions, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
+import { CountersMissing, type AdjustCall, type AdjustLine, type CachePort, type ReserveLine, type ReserveResult, type Tracked, type Untrack } from './port.js';
 import { clusterPrefix, connect, parseRedisUrl, type RedisClient } from './redis-url.js';
 import { APPLY, APPLY_EACH } from './redis-scripts.js';
 
@@ -32,13 +32,14 @@ const OPTIONS: RedisOptions = {
 /** Most calls one APPLY_EACH run applies: a script blocks every other client of Redis while it runs. */
 const maxCallsPerRun = 64;
 
-/** How long a deferred move (AdjustOptions.defer) waits for a call that must go at once. */
-const deferredWaitMs = 5;
-
-/** An APPLY call waiting for the end of the loop's turn, with its keys and arguments. */
-interface QueuedCall {
+/** One call of the APPLY script as it is sent: its keys (the set's last), and its three arguments. */
+interface Packed {
   keys: string[];
   argv: (string | number)[];
+}
+
+/** An APPLY call waiting for the end of the loop's turn. */
+interface QueuedCall extends Packed {
   done: (reply: number[]) => void;
   fail: (err: unknown) => void;
 }
@@ -66,6 +67,13 @@ function answer(call: QueuedCall, reply: number[]): void {
   else call.done(reply);
 }
 
+/** An adjust's reply as `adjust` gives it: the new values, [] when a required member was gone; or its error. */
+function adjusted(reply: number[]): number[] | Error {
+  if (reply[0] === 5) return new Error(`cache: ${String(reply[1])}`);
+  if (reply[0] === 4) return new CountersMissing(reply.slice(1));
+  return reply[0] === 2 ? [] : reply.slice(1);
+}
+
 /**
  * The shared cache on Redis: several keys change together in a Lua script, and the counter calls
  * (`reserve`, `adjust`) made in one turn of the event loop share one round trip and script run.
@@ -89,12 +97,10 @@ export class RedisCache implements CachePort {
   private closed = false;
   /** APPLY calls' keys with the prefix (applyKey), bounded. */
   private readonly applyKeys = new Map<string, string>();
-  /** APPLY calls made this turn of the event loop, and deferred moves, sent together (see `apply`). */
+  /** APPLY calls made this turn of the event loop, sent together (see `apply`). */
   private queued: QueuedCall[] = [];
-  /** A send is due at the check phase (a call that must go at once is queued). */
+  /** A send is due at the check phase. */
   private sendDue = false;
-  /** Only deferred moves are queued: they go when this fires, unless a call that must go at once takes them first. */
-  private deferredTimer: NodeJS.Timeout | undefined;
 
   /** Connects in the background; never blocks (throws only for a malformed URL). */
   constructor(url: string, prefix: string) {
@@ -137,12 +143,8 @@ export class RedisCache implements CachePort {
     return wait;
   }
 
-  /**
-   * Runs `fn` on the client: at once when it is ready (every call but those during a reconnect), else
-   * once `up` says so. Deferred moves still queued go first, so this process reads its own writes.
-   */
+  /** Runs `fn` on the client: at once when it is ready (every call but those during a reconnect), else once `up` says so. */
   private run<T>(fn: (r: Scripted) => Promise<T>): Promise<T> {
-    if (this.deferredTimer !== undefined) this.sendQueued();
     const r = this.redis;
     if (r.status !== 'ready') return this.up(r).then(() => fn(r));
     try {
@@ -203,50 +205,55 @@ export class RedisCache implements CachePort {
 
   async reserve(lines: ReserveLine[], track?: Tracked): Promise<ReserveResult> {
     const set = track && (track.more?.length ? addAll(track) : ([track.replaces === undefined ? 'add' : 'swap', track.key, track.member, String(track.score), track.replaces ?? ''] as const));
-    const reply = await this.apply(lines, false, set || undefined, false);
+    const reply = await this.apply(lines, false, set || undefined);
     if (reply[0] === 1) return { ok: true, values: reply.slice(1) };
     if (reply[0] === 3) return { ok: false, index: -1, current: 0, ttlMs: -2, gone: true };
     if (reply[0] === 4) throw new CountersMissing(reply.slice(1));
     return { ok: false, index: reply[1]!, current: reply[2]!, ttlMs: reply[3]! };
   }
 
-  async adjust(lines: AdjustLine[], untrack?: Untrack, options?: AdjustOptions): Promise<number[]> {
-    const reply = await this.apply(lines, true, untrack ? [untrack.required ? 'remreq' : 'rem', untrack.key, untrack.member, '', ''] : undefined, options?.defer === true);
-    if (reply[0] === 4) throw new CountersMissing(reply.slice(1));
-    return reply[0] === 2 ? [] : reply.slice(1);
+  async adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]> {
+    const reply = adjusted(await this.apply(lines, true, untrack && untrackSet(untrack)));
+    if (reply instanceof Error) throw reply;
+    return reply;
+  }
+
+  /**
+   * The calls go at once, as APPLY_EACH runs of up to `maxCallsPerRun` (a group commit's settles:
+   * their holds share the same few counters, each named once, see `sendEach`). Not queued for the
+   * loop's turn: nothing else would ride with them, and the moves land sooner.
+   */
+  async adjustEach(calls: readonly AdjustCall[]): Promise<Array<number[] | Error>> {
+    if (calls.length === 0) return [];
+    // A bad amount throws here: nothing is sent.
+    const packed = calls.map((c) => this.pack(c.lines, true, c.untrack && untrackSet(c.untrack)));
+    if (packed.length <= maxCallsPerRun) return (await this.sendEach(packed)).map(adjusted);
+    const runs: Promise<number[][]>[] = [];
+    for (let at = 0; at < packed.length; at += maxCallsPerRun) runs.push(this.sendEach(packed.slice(at, at + maxCallsPerRun)));
+    return (await Promise.all(runs)).flat().map(adjusted);
   }
 
   /**
    * One run of the APPLY script's `one`; `set` is [op, key, member, score, replaced member].
    * Calls made in one turn of the event loop go to Redis together, as ONE script run that applies
-   * each in turn (APPLY_EACH; each still all or nothing): under load the holds and settles of
-   * many requests share a socket write, a command and a script run instead of one each. A call
-   * waits at most until the loop's check phase (setImmediate), right after the I/O callbacks that
-   * made it. A deferred move waits up to `deferredWaitMs` for such a call and goes with it, in the
-   * order made: at one connection a request's hold then carries the settles of the requests before
-   * it, one script run where there were two (bench/README.md "Twenty-second look").
+   * each in turn (APPLY_EACH; each still all or nothing): under load the holds of many requests
+   * share a socket write, a command and a script run instead of one each. A call waits at most
+   * until the loop's check phase (setImmediate), right after the I/O callbacks that made it.
    */
-  private apply(lines: readonly (ReserveLine | AdjustLine)[], adjusting: boolean, set: readonly [string, string, string, string, string] | undefined, deferred: boolean): Promise<number[]> {
+  private apply(lines: readonly (ReserveLine | AdjustLine)[], adjusting: boolean, set: readonly [string, string, string, string, string] | undefined): Promise<number[]> {
     return new Promise((done, fail) => {
-      const call: QueuedCall = { keys: [], argv: [], done, fail };
       // A bad amount throws here: the call is refused before anything is queued.
-      this.callArgs(call.keys, call.argv, lines, adjusting, set);
-      this.queued.push(call);
-      if (!deferred) {
-        if (!this.sendDue) {
-          this.sendDue = true;
-          setImmediate(this.sendQueued);
-        }
-      } else if (!this.sendDue && this.deferredTimer === undefined) this.deferredTimer = setTimeout(this.sendQueued, deferredWaitMs);
+      const { keys, argv } = this.pack(lines, adjusting, set);
+      this.queued.push({ keys, argv, done, fail });
+      if (!this.sendDue) {
+        this.sendDue = true;
+        setImmediate(this.sendQueued);
+      }
     });
   }
 
   private readonly sendQueued = (): void => {
     this.sendDue = false;
-    if (this.deferredTimer !== undefined) {
-      clearTimeout(this.deferredTimer);
-      this.deferredTimer = undefined;
-    }
     const all = this.queued;
     if (all.length === 0) return;
     this.queued = [];
@@ -273,23 +280,41 @@ export class RedisCache implements CachePort {
     );
   }
 
-  private sendEach(calls: QueuedCall[]): Promise<number[][]> {
+  /**
+   * Calls as one APPLY_EACH run. Each key is sent once, and each call names its keys by their
+   * places in that list: the settles of a group share the same four counters and the holds set,
+   * and each call's five keys (some 400 bytes) were most of what the command carried.
+   */
+  private sendEach(calls: readonly Packed[]): Promise<number[][]> {
     const keys: string[] = [];
-    const argv: (string | number)[] = [calls.length];
+    const places = new Map<string, number>();
+    const argv: (string | number)[] = new Array<string | number>(1 + calls.length * 4);
+    argv[0] = calls.length;
+    let at = 1;
+    const refs: number[] = [];
     for (const c of calls) {
-      for (const k of c.keys) keys.push(k);
-      for (const a of c.argv) argv.push(a);
+      refs.length = 0;
+      for (const k of c.keys) {
+        let place = places.get(k);
+        if (place === undefined) places.set(k, (place = keys.push(k)));
+        refs.push(place);
+      }
+      argv[at++] = c.argv[0]!;
+      argv[at++] = c.argv[1]!;
+      argv[at++] = c.argv[2]!;
+      argv[at++] = refs.join(',');
     }
     return this.run((r) => r.svcApplyEach(keys.length, keys, argv));
   }
 
   /**
-   * Appends one call's keys and its three arguments as `one` reads them (the set key always
-   * present): the numbers and words packed in one text, then the member and the replaced member.
+   * One call's keys and its three arguments as `one` reads them (the set key always present,
+   * last): the numbers and words packed in one text, then the member and the replaced member.
    * ioredis encodes every argument of a command on its own (a few strings each), so twenty
    * arguments a call cost more than the one text that carries them.
    */
-  private callArgs(keys: string[], argv: (string | number)[], lines: readonly (ReserveLine | AdjustLine)[], adjusting: boolean, set?: readonly [string, string, string, string, string]): void {
+  private pack(lines: readonly (ReserveLine | AdjustLine)[], adjusting: boolean, set?: readonly [string, string, string, string, string]): Packed {
+    const keys: string[] = [];
     // One join of the fields: appending each line's template to the text made a chain of partial
     // strings that the client flattened again.
     const fields = new Array<string | number>(lines.length * 4 + 3);
@@ -307,7 +332,7 @@ export class RedisCache implements CachePort {
     fields[at] = set ? set[3] : '';
     // No set op: a key is still given so every call has n + 1 (never read; the prefix keeps it on a Cluster's slot).
     keys.push(this.applyKey(set ? set[1] : '-'));
-    argv.push(fields.join(','), set ? set[2] : '', set ? set[4] : '');
+    return { keys, argv: [fields.join(','), set ? set[2] : '', set ? set[4] : ''] };
   }
 
   members(key: string): Promise<string[]> {
@@ -375,8 +400,6 @@ export class RedisCache implements CachePort {
 
   /** Quits politely when connected, otherwise drops the connection; never waits more than a second. */
   async close(): Promise<void> {
-    // Deferred moves are sent before QUIT, which waits for their replies.
-    if (this.deferredTimer !== undefined) this.sendQueued();
     this.closed = true;
     this.handlers.clear();
     await Promise.all([this.redis, this.sub].map((c) => (c ? shut(c) : undefined)));
@@ -392,6 +415,11 @@ async function shut(c: RedisClient): Promise<void> {
   // QUIT lets pending replies arrive; the unref'd timer caps the wait without holding the process open.
   if (c.status === 'ready') await Promise.race([c.quit().catch(() => undefined), sleep(1000, undefined, { ref: false })]);
   c.disconnect();
+}
+
+/** An untrack as the script's set op (`one`'s op, key, member, score, replaced member). */
+function untrackSet(u: Untrack): readonly [string, string, string, string, string] {
+  return [u.required ? 'remreq' : 'rem', u.key, u.member, '', ''];
 }
 
 /** Several members with one score, as one text the script splits at newlines (none may hold one). */

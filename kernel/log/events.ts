@@ -31,6 +31,8 @@ export interface LogEvents {
   'store.commit_failed': { statements: number; error_code: string };
   /** Stop came while the database still did not answer: these requests' charges were not recorded. */
   'store.commit_abandoned': { requests: number };
+  /** A step run after a group's commit (GroupStep) threw or rejected; the step does its own retries. */
+  'store.after_commit_failed': { requests: number; error_code: string };
 }
 
 export type LogEventName = keyof LogEvents;

@@ -4,7 +4,6 @@ import type { RouteContext } from '../http/route.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { DurableWrite } from '../store/group-commit.js';
 import { PhaseTimes } from './phase-times.js';
-import { withItem } from '../lists.js';
 
 /**
  * One request's context, passed through every phase. A typed object, not a container: phases
@@ -62,8 +61,6 @@ export interface RequestContext {
    * whole or not at all (kernel/store/group-commit.ts).
    */
   durable?: DurableWrite[];
-  /** Steps run only once `durable` is committed (budgets moves its cache counters here). */
-  afterCommit?: Array<() => Promise<void> | void>;
 }
 
 /**
@@ -77,11 +74,6 @@ export interface RequestContext {
 export function stageDurable(rc: RequestContext, ...writes: DurableWrite[]): void {
   const staged = rc.durable!;
   rc.durable = staged.length === 0 ? writes : staged.concat(writes);
-}
-
-/** Runs `step` once the request's durable commit landed (a settle hook; `rc.afterCommit` must be there). */
-export function afterCommitted(rc: RequestContext, step: () => Promise<void> | void): void {
-  rc.afterCommit = withItem(rc.afterCommit, step);
 }
 
 /**
@@ -113,7 +105,6 @@ class PipelineContext implements RequestContext {
   state: RequestState = new PipelineState();
   readonly phases = new PhaseTimes();
   durable: DurableWrite[] = [];
-  afterCommit: Array<() => Promise<void> | void> = [];
 
   constructor(private readonly route: RouteContext) {
     this.id = route.id;

@@ -126,7 +126,7 @@ export class Pipeline {
 
   /**
    * Runs every settle hook; a failing hook does not stop the others. Then commits what they
-   * staged in `ctx.durable` in one transaction and, once it is durable, runs `ctx.afterCommit`.
+   * staged in `ctx.durable` in one transaction (and, once it is durable, the group's steps after it: GroupStep).
    * Resolves once the hooks ran (returns nothing when every hook was synchronous): the commit goes
    * on without the request (`settled()` waits for it), so a caller awaiting this does not keep the
    * request's objects (body, sockets, reply) alive through the group commit's delay and the
@@ -189,11 +189,10 @@ export class Pipeline {
    */
   private commitLater(ctx: RequestContext, onError: SettleError): void {
     const durable = ctx.durable;
-    if (!durable?.length && !ctx.afterCommit?.length) return;
-    const settling = new Settling(this.inFlight, ctx.id, durable ?? [], ctx.afterCommit, onError);
+    if (!durable?.length) return;
+    const settling = new Settling(this.inFlight, ctx.id, durable, onError);
     settling.slot = this.inFlight.add(settling);
-    if (!durable?.length) settling.done();
-    else if (this.enqueue) this.enqueue(settling);
+    if (this.enqueue) this.enqueue(settling);
     else settling.fail(new Error('settle hooks staged writes but no store commits them'));
   }
 }

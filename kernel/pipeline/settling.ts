@@ -5,10 +5,10 @@ import type { Roster } from './roster.js';
 export const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
 
 /**
- * One request's settle after its hooks ran: its durable writes waiting in the group commit, then
- * the steps that wait for them (ctx.afterCommit), in order. One object that is its own commit
- * waiter and its own entry among the settles in flight: an async function awaiting a promise of
- * the commit, and a promise tracked with two more callbacks, cost some 0.5 KB a request.
+ * One request's settle after its hooks ran: its durable writes waiting in the group commit, which
+ * calls `done` once they (and the group's steps after them, GroupStep) are over. One object that is
+ * its own commit waiter and its own entry among the settles in flight: an async function awaiting
+ * a promise of the commit, and a promise tracked with two more callbacks, cost some 0.5 KB a request.
  */
 export class Settling implements CommitWaiter {
   /** Its slot among the settles in flight (Pipeline's roster). */
@@ -20,13 +20,12 @@ export class Settling implements CommitWaiter {
     private readonly inFlight: Roster<Settling | Promise<void>>,
     private readonly requestId: string,
     readonly writes: DurableWrite[],
-    private readonly afterCommit: ReadonlyArray<() => Promise<void> | void> | undefined,
     private readonly onError: SettleError,
   ) {}
 
-  /** The writes are durable: the steps after them run. */
+  /** The writes are durable and what followed them is over. */
   done(): void {
-    this.after(0);
+    this.leave();
   }
 
   /** The writes failed for good: told, and nothing after them runs. */
@@ -42,31 +41,6 @@ export class Settling implements CommitWaiter {
       const before = this.wake;
       this.wake = before ? () => (before(), resolve()) : resolve;
     });
-  }
-
-  /** Runs the steps from `from` on; one that returns a promise is waited for before the next. */
-  private after(from: number): void {
-    const steps = this.afterCommit;
-    for (let i = from; i < (steps?.length ?? 0); i++) {
-      let result: unknown;
-      try {
-        result = steps![i]!();
-      } catch (err) {
-        this.onError('kernel', err, this.requestId);
-        continue;
-      }
-      if (isThenable(result)) {
-        result.then(
-          () => this.after(i + 1),
-          (err: unknown) => {
-            this.onError('kernel', err, this.requestId);
-            this.after(i + 1);
-          },
-        );
-        return;
-      }
-    }
-    this.leave();
   }
 
   private leave(): void {

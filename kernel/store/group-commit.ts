@@ -3,13 +3,14 @@ import { defineToken } from '../container/tokens.js';
 import type { Logger } from '../log/logger.js';
 import type { Store } from './orm.js';
 
-import { plan, type DurableWrite } from './durable-writes.js';
+import { afterSteps, plan, type DurableWrite } from './durable-writes.js';
 
-export type { DurableWrite, InsertRows, AddToTotals, TotalAfter, TotalsTable } from './durable-writes.js';
+export type { DurableWrite, InsertRows, AddToTotals, TotalAfter, TotalsTable, AfterCommit, GroupStep } from './durable-writes.js';
 
 /**
- * What waits for a commit: its writes, and what to call once they are durable (or failed for
- * good). Called as methods, so one object per request can be all of it (kernel/pipeline/settling.ts).
+ * What waits for a commit: its writes, and what to call once they are durable and the group's
+ * steps after them (AfterCommit) are over (or once they failed for good). Called as methods, so
+ * one object per request can be all of it (kernel/pipeline/settling.ts).
  */
 export interface CommitWaiter {
   readonly writes: DurableWrite[];
@@ -47,6 +48,10 @@ export class GroupCommit {
   private readonly queue: CommitWaiter[] = [];
   private running: Promise<void> | undefined;
   private lingering: NodeJS.Timeout | undefined;
+  /** When the oldest request waiting now joined (performance.now()); set as the queue stops being empty. */
+  private oldestAt = 0;
+  /** `idle` or `close` wants everything committed now: no waiting for company. */
+  private flushing = false;
   private closing = false;
   /**
    * Since start, for metrics: transactions committed, requests they carried, attempts retried
@@ -75,19 +80,44 @@ export class GroupCommit {
 
   /** As `commit`, for a caller that is its own waiter: no promise, no functions per request. */
   enqueue(waiter: CommitWaiter): void {
+    if (this.queue.length === 0) this.oldestAt = performance.now();
     this.queue.push(waiter);
-    if (this.running) return;
-    if (this.delayMs > 0 && this.queue.length < this.maxGroup) this.lingering ??= setTimeout(this.startLater, this.delayMs);
+    if (!this.running) this.schedule();
+  }
+
+  /**
+   * How long the queue still waits for company: `delayMs` from its oldest request's arrival, also
+   * between groups. Draining straight on made groups of the two or three requests that settled
+   * during the previous commit, each paying the statement, the round trip and the upsert of the
+   * running totals (bench/README.md "Twenty-sixth look"); a full group goes at once.
+   */
+  private lingerLeft(): number {
+    if (this.delayMs <= 0 || this.flushing || this.queue.length >= this.maxGroup) return 0;
+    const left = this.oldestAt + this.delayMs - performance.now();
+    return left >= 1 ? left : 0;
+  }
+
+  private schedule(): void {
+    const wait = this.lingerLeft();
+    if (wait > 0) this.lingering ??= setTimeout(this.startLater, wait);
     else this.start();
   }
 
-  private readonly startLater = (): void => this.start();
+  private readonly startLater = (): void => {
+    this.lingering = undefined;
+    this.schedule();
+  };
 
   private start(): void {
     clearTimeout(this.lingering);
     this.lingering = undefined;
-    this.running ??= this.drain().finally(() => (this.running = undefined));
+    this.running ??= this.drain().finally(this.drained);
   }
+
+  private readonly drained = (): void => {
+    this.running = undefined;
+    if (this.queue.length > 0) this.schedule();
+  };
 
   /** Requests waiting for their commit (diagnostics, tests). */
   get pending(): number {
@@ -96,10 +126,15 @@ export class GroupCommit {
 
   /** Resolves when nothing waits (tests, and stop before the store closes); gives up after `ms`. */
   async idle(ms = 30_000): Promise<void> {
-    if (this.lingering) this.start();
-    const end = Date.now() + ms;
-    while ((this.running || this.queue.length) && Date.now() < end) {
-      await Promise.race([this.running, sleep(Math.min(50, end - Date.now()), undefined, { ref: false })]);
+    this.flushing = true;
+    try {
+      const end = Date.now() + ms;
+      while ((this.running || this.queue.length) && Date.now() < end) {
+        if (!this.running) this.start();
+        await Promise.race([this.running, sleep(Math.min(50, end - Date.now()), undefined, { ref: false })]);
+      }
+    } finally {
+      this.flushing = false;
     }
   }
 
@@ -114,19 +149,20 @@ export class GroupCommit {
   }
 
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) await this.group(this.queue.splice(0, this.maxGroup));
+    while (this.queue.length > 0 && this.lingerLeft() === 0) await this.group(this.queue.splice(0, this.maxGroup));
   }
 
   private async group(group: CommitWaiter[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         // Multi-row inserts and totals summed per key for the whole group (durable-writes.ts).
-        const statements = plan(group.flatMap((g) => g.writes), this.store.dialect === 'sqlite');
+        const writes = group.flatMap((g) => g.writes);
+        const statements = plan(writes, this.store.dialect === 'sqlite');
         const results = await this.store.commitWrites(statements);
         statements.forEach((st, i) => st.deliver?.(results[i]!));
         this.counts.groups++;
         this.counts.requests += group.length;
-        for (const g of group) g.done();
+        this.committed(group, writes);
         return;
       } catch (err) {
         if (permanent(err)) {
@@ -135,7 +171,7 @@ export class GroupCommit {
             for (const g of group) await this.group([g]);
             return;
           }
-          if (duplicate(err)) group[0]!.done();
+          if (duplicate(err)) this.committed(group, group[0]!.writes);
           else {
             this.log.error('store.commit_failed', { statements: group[0]!.writes.length, error_code: String((err as { code?: unknown }).code ?? 'error') });
             this.counts.failed++;
@@ -153,6 +189,34 @@ export class GroupCommit {
         await sleep(Math.min(this.retryMs * 2 ** Math.min(attempt, 5), 8000), undefined, { ref: false });
       }
     }
+  }
+
+  /**
+   * The group's writes are durable: each step staged with them runs once with its items, and the
+   * group's requests are done when the steps are over. Not awaited: the next group's commit does
+   * not wait for a step's own round trips. A step that fails is logged; it does its own retries.
+   */
+  private committed(group: CommitWaiter[], writes: DurableWrite[]): void {
+    const steps = afterSteps(writes);
+    let waits: Promise<unknown>[] | undefined;
+    if (steps) {
+      for (const [step, items] of steps) {
+        try {
+          const r = step.run(items);
+          if (r instanceof Promise) (waits ??= []).push(r.catch((err: unknown) => this.stepFailed(items.length, err)));
+        } catch (err) {
+          this.stepFailed(items.length, err);
+        }
+      }
+    }
+    if (!waits) for (const g of group) g.done();
+    else void Promise.all(waits).then(() => {
+      for (const g of group) g.done();
+    });
+  }
+
+  private stepFailed(requests: number, err: unknown): void {
+    this.log.error('store.after_commit_failed', { requests, error_code: String((err as { code?: unknown } | null)?.code ?? (err as Error | null)?.name ?? 'error') });
   }
 }
 

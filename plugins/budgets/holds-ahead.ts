@@ -250,17 +250,16 @@ export class HoldsAhead {
   }
 
   /**
-   * Gives a hold back whole, only if it is still in the set. Nobody waits on it (it rides with the
-   * next call); one that fails stays in the set until the reaper gives it back (no record written:
+   * Gives a hold back whole, only if it is still in the set. Nobody waits on it; one that fails stays in the set until the reaper gives it back (no record written:
    * it was no request's).
    */
   private giveBack(h: AheadHold, now: number): void {
-    this.track(this.cache.adjust(moveLines(h.hold.k, -h.hold.a, now, this.s.graceMs), { key: holdsSet, member: h.member, required: true }, { defer: true }));
+    this.track(this.cache.adjust(moveLines(h.hold.k, -h.hold.a, now, this.s.graceMs), { key: holdsSet, member: h.member, required: true }));
   }
 
   /** A counter the cache lost (or whose window ended) is not brought back by the give-back. */
   private giveBackSlots(key: string, count: number): void {
-    this.track(this.cache.adjust([{ key, delta: -count, mustExist: true }], undefined, { defer: true }));
+    this.track(this.cache.adjust([{ key, delta: -count, mustExist: true }]));
   }
 
   /** Cache calls of the pool still in flight (stop waits for them; a failure is nobody's error). */

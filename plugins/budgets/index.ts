@@ -132,7 +132,7 @@ export default definePlugin({
       const charge = outcome?.sent ? requestChargeMicroUsd(outcome.modelCalls ?? []) : 0;
       const l = live.all.get(hold.id);
       // Sent: committed with the usage record before the counters move. Never sent: charge 0, nothing to keep.
-      if (outcome?.sent && l && rc.durable && rc.afterCommit) settler.stage(rc, l, charge);
+      if (outcome?.sent && l && rc.durable) settler.stage(rc, l, charge);
       else return hold.release(charge, outcome?.sent ? 'settled' : 'refused');
     });
 

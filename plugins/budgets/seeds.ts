@@ -1,8 +1,12 @@
-import { CountersMissing, type AdjustLine, type AdjustOptions, type CachePort, type ReserveLine, type Untrack } from '../../kernel/index.js';
+import { CountersMissing, type AdjustCall, type AdjustLine, type CachePort, type ReserveLine, type Untrack } from '../../kernel/index.js';
 import { decodeTrack, holdsSet, movesSeeded, type TrackedHold } from './reservation.js';
 import type { Totals } from './totals.js';
 
-const deferred: AdjustOptions = { defer: true };
+/** A hold's move as `moveHolds` takes it: its counter lines, and its member to remove (required). */
+export interface HoldMoveCall extends AdjustCall {
+  readonly hold: TrackedHold;
+  readonly untrack: Untrack;
+}
 
 /** A budget counter line of a cache call: its running total, and the seed's offset from "now". */
 export interface Seeded {
@@ -71,9 +75,9 @@ export class CounterSeeds {
    * Moves a hold's counters (`lines`, the hold's own first, as `moveLines` makes them) and removes
    * it from the cache's set in ONE step, only if it is still there: [] when it was not (another
    * replica, or the hold's own settle, got there first), so it is never moved twice. Settles and
-   * the reaper both end holds through this. `defer`: nobody waits on the move (AdjustOptions).
+   * the reaper both end holds through this.
    */
-  moveHold(h: TrackedHold, member: string, lines: AdjustLine[], defer = false): number[] | Promise<number[]> {
+  moveHold(h: TrackedHold, member: string, lines: AdjustLine[]): number[] | Promise<number[]> {
     const track = { key: holdsSet, member, required: true };
     // The in-process cache answers at once: the settle's move then needs no promise.
     if (this.cache.adjustNow) {
@@ -83,7 +87,28 @@ export class CounterSeeds {
         return this.recoverMove(err, h, lines, track);
       }
     }
-    return this.cache.adjust(lines, track, defer ? deferred : undefined).then(undefined, (err: unknown) => this.recoverMove(err, h, lines, track));
+    return this.cache.adjust(lines, track).then(undefined, (err: unknown) => this.recoverMove(err, h, lines, track));
+  }
+
+  /** The cache answers at once (in process): `moveHold` needs no promise there, and `moveHolds` is not needed. */
+  get inProcess(): boolean {
+    return this.cache.adjustNow !== undefined;
+  }
+
+  /**
+   * `moveHold` for many holds in ONE cache call (a group commit's settles, on Redis): each hold's
+   * new values ([] when it was gone), or the error that left its counters unmoved. Rejects only when
+   * the cache could not be asked (no hold moved).
+   */
+  async moveHolds(moves: readonly HoldMoveCall[]): Promise<Array<number[] | Error>> {
+    const outcomes = await this.cache.adjustEach(moves);
+    for (let i = 0; i < outcomes.length; i++) {
+      const o = outcomes[i]!;
+      if (!(o instanceof CountersMissing)) continue;
+      const m = moves[i]!;
+      outcomes[i] = await this.recoverMove(o, m.hold, m.lines, m.untrack).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+    }
+    return outcomes;
   }
 
   private recoverMove(err: unknown, h: TrackedHold, lines: AdjustLine[], track: Untrack): Promise<number[]> {

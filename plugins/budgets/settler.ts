@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterCommitted, stageDurable, type AdjustLine, type BatchWriter, type DurableWrite, type Logger, type RequestContext } from '../../kernel/index.js';
+import { stageDurable, type AdjustLine, type AfterCommit, type BatchWriter, type DurableWrite, type GroupStep, type Logger, type RequestContext, type Untrack } from '../../kernel/index.js';
 import type { Live, LiveHolds } from './live.js';
-import { moveLines, type TrackedHold } from './reservation.js';
-import type { CounterSeeds } from './seeds.js';
+import { holdsSet, moveLines, type TrackedHold } from './reservation.js';
+import type { CounterSeeds, HoldMoveCall } from './seeds.js';
 import type { Totals } from './totals.js';
 
 export type HoldEnd = 'settled' | 'refused' | 'abandoned';
@@ -23,6 +23,23 @@ export function holdRow(h: TrackedHold, charge: number | null, state: HoldEnd, e
 }
 
 /**
+ * A settled hold's counter move, staged with the request's money records and made once they are
+ * durable, together with the moves of every request committed in the same group (GroupStep).
+ */
+class HoldMove implements AfterCommit, HoldMoveCall {
+  readonly kind = 'after';
+  readonly untrack: Untrack;
+  constructor(
+    readonly step: GroupStep<HoldMove>,
+    readonly hold: TrackedHold,
+    readonly lines: AdjustLine[],
+    member: string,
+  ) {
+    this.untrack = { key: holdsSet, member, required: true };
+  }
+}
+
+/**
  * Ends holds: moves every held counter by (charge − hold) and forgets the hold in the cache in one
  * call, adds the charge to the durable running totals, and records the hold as over. A cache call
  * that fails is retried in the background: until it lands the counters over-count (never under).
@@ -30,6 +47,8 @@ export function holdRow(h: TrackedHold, charge: number | null, state: HoldEnd, e
 export class Settler {
   private readonly retrying = new Set<Promise<void>>();
   private stopped = false;
+  /** Moves the holds of a committed group: one per settler, named by every HoldMove. */
+  private readonly moves: GroupStep<HoldMove> = { run: (moves) => this.moveAll(moves) };
 
   constructor(
     private readonly live: LiveHolds,
@@ -43,33 +62,49 @@ export class Settler {
   /**
    * Settles a request that reached the provider (README "Crash safety"): stages its running
    * totals and its settled hold record in the request's durable commit (with the usage record),
-   * and moves the counters only once that commit landed. The hold stays live (kept alive, never
-   * reaped as ours) until the counters moved.
+   * and moves the counters only once that commit landed, in one cache call with the other holds
+   * of its group. The hold stays live (kept alive, never reaped as ours) until the counters moved.
    */
   stage(rc: RequestContext, l: Live, charge: number): void {
     if (l.ended) return;
     l.ended = true;
     const h = l.hold;
     const t = Date.now();
-    const lines = moveLines(h.k, charge - h.a, t, this.graceMs);
+    const move = new HoldMove(this.moves, h, moveLines(h.k, charge - h.a, t, this.graceMs), l.member);
     const held: DurableWrite = { kind: 'insert', table: 'budget_holds', columns: holdColumns, rows: [holdRow(h, charge, 'settled', t)], onConflict: settledWins };
-    if (charge > 0) stageDurable(rc, this.totals.stage({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t), held);
-    else stageDurable(rc, held);
-    afterCommitted(rc, () => this.moved(h, l.member, lines));
+    if (charge > 0) stageDurable(rc, this.totals.stage({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t), held, move);
+    else stageDurable(rc, held, move);
   }
 
-  /** Once the request's commit landed: the counters move (synchronously with the in-process cache). */
-  private moved(h: TrackedHold, member: string, lines: AdjustLine[]): void | Promise<void> {
-    // Nobody waits on this move: with Redis it rides with the next hold's call (AdjustOptions.defer).
-    const moving = this.seeds.moveHold(h, member, lines, true);
-    if (!(moving instanceof Promise)) return void this.live.all.delete(h.i);
-    return moving.then(
-      () => void this.live.all.delete(h.i),
-      () => {
-        this.retry(h, lines, member);
-        this.live.all.delete(h.i);
-      },
-    );
+  /**
+   * A group's commit landed: its holds' counters move, synchronously with the in-process cache, in
+   * one cache call on Redis (a settle's move was a call, a guarded deadline and a chain of promises
+   * of its own: bench/README.md "Twenty-sixth look"). A move that fails is retried on its own.
+   */
+  private moveAll(moves: HoldMove[]): void | Promise<void> {
+    if (!this.seeds.inProcess) {
+      return this.seeds.moveHolds(moves).then(
+        (outcomes) => {
+          for (let i = 0; i < moves.length; i++) this.moved(moves[i]!, outcomes[i]!);
+        },
+        (err: unknown) => {
+          for (const m of moves) this.moved(m, err as Error);
+        },
+      );
+    }
+    let waits: Promise<void>[] | undefined;
+    for (const m of moves) {
+      const r = this.seeds.moveHold(m.hold, m.untrack.member, m.lines);
+      if (!(r instanceof Promise)) this.live.all.delete(m.hold.i);
+      else (waits ??= []).push(r.then((values) => this.moved(m, values), (err: unknown) => this.moved(m, err as Error)));
+    }
+    if (waits) return Promise.all(waits).then(() => undefined);
+  }
+
+  /** One hold's move is over: forgotten as live, retried in the background when it failed. */
+  private moved(m: HoldMove, outcome: number[] | Error): void {
+    if (outcome instanceof Error) this.retry(m.hold, m.lines, m.untrack.member);
+    this.live.all.delete(m.hold.i);
   }
 
   /** `extra` lines (the rate-limit slot of an undone reservation) go in the same cache call. */

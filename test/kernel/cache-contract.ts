@@ -132,16 +132,23 @@ export function contract(s: Subject): void {
     assert.ok(tb > 0 && tb <= 5000, `seeded ttl ${tb}`);
   });
 
-  test('a deferred move is applied: seen by later reads and reservations of the same client', async () => {
-    const a = key('defer');
+  test('adjustEach: calls applied in order, each all or nothing on its own, each answered as adjust would be', async () => {
+    const [a, b, missing, set] = [key('each'), key('each'), key('each'), key('eachset')];
     await c.incr(a, 10);
-    const moved = c.adjust([{ key: a, delta: -4 }], undefined, { defer: true });
-    assert.is(await c.get(a), '6');
-    assert.equal(await moved, [6]);
-    const again = c.adjust([{ key: a, delta: -1 }], undefined, { defer: true });
-    assert.equal(await c.reserve([{ key: a, amount: 5, limit: 10 }]), { ok: true, values: [10] });
-    assert.equal(await again, [5]);
-    assert.equal(await c.adjust([{ key: a, delta: 1 }], undefined, { defer: true }), [11]);
+    await c.reserve([{ key: b, amount: 1, limit: null }], { key: set, member: 'm1', score: 1 });
+    const out = await c.adjustEach([
+      { lines: [{ key: a, delta: -4 }, { key: b, delta: 2 }], untrack: { key: set, member: 'm1', required: true } },
+      // The same member again: gone by now, so nothing moves.
+      { lines: [{ key: a, delta: -100 }], untrack: { key: set, member: 'm1', required: true } },
+      { lines: [{ key: a, delta: 1 }, { key: missing, delta: 5, mustExist: true }] },
+      { lines: [{ key: a, delta: -1 }] },
+    ]);
+    assert.equal(out.slice(0, 2), [[6, 3], []]);
+    assert.instance(out[2], CountersMissing);
+    assert.equal((out[2] as CountersMissing).lines, [1]);
+    assert.equal(out[3], [5], 'the call after a refused one still applies, after the ones before it');
+    assert.equal([await c.get(a), await c.get(b), await c.get(missing), await c.members(set)], ['5', '3', null, []]);
+    assert.equal(await c.adjustEach([]), []);
   });
 
   test('mustExist: a missing counter changes nothing and is named; a seed or an existing counter goes through', async () => {

@@ -128,35 +128,34 @@ function redisOnly(): void {
     await cache.close();
   });
 
-  test('a deferred move waits for the next call that must go at once and shares its script run; alone, it goes within a few ms', async () => {
+  test('adjustEach goes at once as one script run, each key named once; more than a run holds go as several', async () => {
     const cache = new RedisCache(REDIS_URL, prefix);
     await cache.ping();
     const runs = countRuns(cache);
-    const k = `defer:${randomUUID()}`;
-    await cache.reserve([{ key: k, amount: 10, limit: 100 }]);
-    assert.equal(runs, { one: 1, each: 0 });
-    // A settle's move, then (a turn later, as the next request's hold comes) a reservation: one run, in that order.
-    const moved = cache.adjust([{ key: k, delta: -4 }], undefined, { defer: true });
-    await sleep(1);
-    assert.equal(runs, { one: 1, each: 0 }, 'the deferred move has not gone on its own');
-    const held = cache.reserve([{ key: k, amount: 94, limit: 100 }]);
-    assert.equal([await moved, await held], [[6], { ok: true, values: [100] }], 'the reservation saw the move');
+    const client = (cache as unknown as { redis: Record<string, (...args: unknown[]) => Promise<unknown>> }).redis;
+    const sent: unknown[][] = [];
+    const each = client.svcApplyEach!;
+    client.svcApplyEach = (...args: unknown[]) => (sent.push(args), each(...args));
+    const [k1, k2, set] = [`each:${randomUUID()}`, `each:${randomUUID()}`, `each:${randomUUID()}`];
+    await cache.reserve([{ key: k1, amount: 10, limit: 100 }], { key: set, member: 'a', score: 1, more: ['b'] });
+    const out = await cache.adjustEach(['a', 'b'].map((member) => ({ lines: [{ key: k1, delta: -5 }, { key: k2, delta: 1 }], untrack: { key: set, member, required: true } })));
+    assert.equal(out, [[5, 1], [0, 2]]);
     assert.equal(runs, { one: 1, each: 1 });
-    // Alone: it goes when its wait is over.
-    const alone = cache.adjust([{ key: k, delta: -50 }], undefined, { defer: true });
-    assert.equal(await alone, [50]);
-    assert.equal(runs, { one: 2, each: 1 });
-    // A read sends it first: this process reads its own writes.
-    const beforeRead = cache.adjust([{ key: k, delta: -5 }], undefined, { defer: true });
-    assert.is(await cache.get(k), '45');
-    await beforeRead;
-    // Closing sends what is still deferred.
-    const atClose = cache.adjust([{ key: k, delta: -45 }], undefined, { defer: true });
+    // Three distinct keys (two counters and the set) for two calls of three keys each; each call names its places.
+    const [numKeys, keys, argv] = sent[0] as [number, string[], unknown[]];
+    assert.equal([numKeys, keys], [3, [`${prefix}${k1}`, `${prefix}${k2}`, `${prefix}${set}`]]);
+    assert.equal([argv[0], argv[4], argv[8]], [2, '1,2,3', '1,2,3']);
+    // 70 calls: runs of 64 and 6, answers in order.
+    const many = await cache.adjustEach(Array.from({ length: 70 }, () => ({ lines: [{ key: k2, delta: 1 }] })));
+    assert.equal(many.map((v) => (v as number[])[0]), Array.from({ length: 70 }, (_, i) => i + 3));
+    assert.equal(runs, { one: 1, each: 3 });
+    // A call that fails in Redis fails alone; a cache that cannot be asked rejects the whole.
+    await cache.set(k1, 'not a number');
+    const mixed = await cache.adjustEach([{ lines: [{ key: k1, delta: 1 }] }, { lines: [{ key: k2, delta: -72 }] }]);
+    assert.match(String(mixed[0]), /cache: .*not an integer/);
+    assert.equal(mixed[1], [0]);
     await cache.close();
-    assert.equal(await atClose, [0]);
-    const raw = new Redis(REDIS_URL);
-    assert.is(await raw.get(`${prefix}${k}`), '0');
-    await raw.quit();
+    assert.match(String(await cache.adjustEach([{ lines: [{ key: k2, delta: 1 }] }]).catch((e: unknown) => e)), /closed/);
   });
 
   test('fails closed while Redis is away and recovers when it returns', async () => {

@@ -4,7 +4,7 @@ import { createBacking, MemorySink, type Backing } from '../support/harness.js';
 import { loadConfig } from '../../kernel/config/load.js';
 import { createLogger } from '../../kernel/log/logger.js';
 import { openStore, type Store } from '../../kernel/store/orm.js';
-import { GroupCommit, type DurableWrite, type TotalsTable } from '../../kernel/store/group-commit.js';
+import { GroupCommit, type AfterCommit, type DurableWrite, type GroupStep, type TotalsTable } from '../../kernel/store/group-commit.js';
 import { flatRows, powerOfTwoSizes, sliceSizes } from '../../kernel/store/durable-writes.js';
 import { Pipeline } from '../../kernel/pipeline/pipeline.js';
 import type { RequestContext } from '../../kernel/pipeline/context.js';
@@ -138,51 +138,73 @@ test("one request's writes land together or not at all (PostgreSQL: one statemen
   assert.is(Number(t!.v), 23, 'the running total did not move');
 });
 
-test("a request's settle waits for its commit, then runs what follows it in order: a step's promise is waited for, a failing step is told and the next still runs", async () => {
+test("a group's steps run once, with every item its requests staged, after the commit; its settles end when the step is over; a failing step is logged", async () => {
   const pipeline = new Pipeline();
-  pipeline.enqueue = (waiter) => commits.enqueue(waiter);
-  const order: string[] = [];
-  const told: Array<[string, string]> = [];
+  const lingering = new GroupCommit(store, createLogger('info', logs), 10, 200, 60_000);
+  pipeline.enqueue = (waiter) => lingering.enqueue(waiter);
+  const runs: string[][] = [];
   let release!: () => void;
   const slow = new Promise<void>((r) => (release = r));
+  const step: GroupStep<AfterCommit & { id: string }> = {
+    run: (items) => {
+      runs.push(items.map((i) => i.id));
+      return slow;
+    },
+  };
+  const failing: GroupStep = {
+    run: () => {
+      throw Object.assign(new Error('step failed'), { code: 'EPROBE' });
+    },
+  };
   pipeline.add('settle', 'probe', (ctx) => {
-    ctx.durable!.push(usage(ctx.id, 7));
-    ctx.afterCommit!.push(
-      () => void order.push('first'),
-      () => slow.then(() => void order.push('second')),
-      () => {
-        order.push('third');
-        throw new Error('step failed');
-      },
-      () => void order.push('fourth'),
-    );
+    ctx.durable!.push(usage(ctx.id, 7), { kind: 'after', step, id: `${ctx.id}-a` } as AfterCommit, { kind: 'after', step: failing });
+    if (ctx.id === 'step-2') ctx.durable!.push({ kind: 'after', step, id: `${ctx.id}-b` } as AfterCommit);
   });
-  const ctx = { id: 'settle-1', durable: [], afterCommit: [] } as unknown as RequestContext;
-  assert.is(pipeline.settle(ctx, (plugin, err, requestId) => told.push([`${plugin}:${requestId}`, (err as Error).message])), undefined, 'synchronous hooks: nothing to wait for');
+  const told: string[] = [];
+  for (const id of ['step-1', 'step-2']) assert.is(pipeline.settle({ id, durable: [] } as unknown as RequestContext, (plugin, _e, requestId) => told.push(`${plugin}:${requestId}`)), undefined);
   const settled = pipeline.settled();
-  await new Promise((r) => setTimeout(r, 50));
-  const [row] = await store.execute<{ cost: string | number }>("select cost from gc_usage where id = 'settle-1'");
-  assert.is(Number(row!.cost), 7, 'committed');
-  assert.equal(order, ['first'], 'the second step is still waited for');
+  assert.equal(runs, [], 'nothing runs before the commit');
+  await lingering.idle();
+  const rows = await store.execute<{ id: string }>("select id from gc_usage where id like 'step-%' order by id");
+  assert.equal(rows.map((r) => r.id), ['step-1', 'step-2'], 'committed');
+  assert.equal(runs, [['step-1-a', 'step-2-a', 'step-2-b']], 'one run for the group, items in the order staged');
+  let over = false;
+  void settled.then(() => (over = true));
+  await new Promise((r) => setTimeout(r, 30));
+  assert.is(over, false, 'the settles wait for the step');
   release();
   await settled;
-  assert.equal(order, ['first', 'second', 'third', 'fourth']);
-  assert.equal(told, [['kernel:settle-1', 'step failed']]);
+  assert.equal(told, [], 'a failing step is not a failed settle');
+  assert.equal(logs.events('store.after_commit_failed').map((e) => [e.requests, e.error_code]), [[2, 'EPROBE']]);
 });
 
-test('a settle whose writes fail for good is told, and nothing after the commit runs', async () => {
+test('a settle whose writes fail for good is told, and no step gets its items', async () => {
   const pipeline = new Pipeline();
   pipeline.enqueue = (waiter) => commits.enqueue(waiter);
-  const ran: string[] = [];
+  const ran: unknown[] = [];
   const told: string[] = [];
+  const step: GroupStep = { run: (items) => void ran.push(...items) };
   pipeline.add('settle', 'probe', (ctx) => {
-    ctx.durable!.push({ kind: 'insert', table: 'gc_usage', columns: ['id', 'cost'], rows: [['bad-1', null]] });
-    ctx.afterCommit!.push(() => void ran.push('after'));
+    ctx.durable!.push({ kind: 'insert', table: 'gc_usage', columns: ['id', 'cost'], rows: [['bad-1', null]] }, { kind: 'after', step });
   });
-  pipeline.settle({ id: 'bad-1', durable: [], afterCommit: [] } as unknown as RequestContext, (plugin, _err, requestId) => told.push(`${plugin}:${requestId}`));
+  pipeline.settle({ id: 'bad-1', durable: [] } as unknown as RequestContext, (plugin, _err, requestId) => told.push(`${plugin}:${requestId}`));
   await pipeline.settled(5000);
   assert.equal(told, ['kernel:bad-1']);
   assert.equal(ran, []);
+});
+
+test('between groups the queue waits for company too: requests arriving while a commit runs share the next one', async () => {
+  // A database that takes 100 ms a commit, and a 200 ms delay: wide margins on a busy machine.
+  const slow: Store = { ...store, commitWrites: async (statements) => (await new Promise((r) => setTimeout(r, 100)), store.commitWrites(statements)) };
+  const lingering = new GroupCommit(slow, createLogger('info', logs), 10, 200, 200);
+  const first = lingering.commit([usage('between-1', 1)]);
+  await new Promise((r) => setTimeout(r, 250));
+  // The first group's commit is running now: this one waits, and the next joins it.
+  const second = lingering.commit([usage('between-2', 1)]);
+  await first;
+  const third = lingering.commit([usage('between-3', 1)]);
+  await Promise.all([second, third]);
+  assert.equal([lingering.counts.groups, lingering.counts.requests], [2, 3], 'two groups: the first alone, then the other two together');
 });
 
 test.run();
