@@ -148,10 +148,12 @@ export class MemoryCache implements CachePort {
     return this.adjustNow(lines, untrack);
   }
 
-  async adjustEach(calls: readonly AdjustCall[]): Promise<Array<number[] | Error>> {
+  async adjustEach(calls: readonly AdjustCall[]): Promise<Array<boolean | Error>> {
     return calls.map((c) => {
+      if (c.untrack?.required && !this.sets.get(c.untrack.key)?.has(c.untrack.member)) return false;
       try {
-        return this.adjustNow(c.lines, c.untrack);
+        this.adjustNow(c.lines, c.untrack);
+        return true;
       } catch (err) {
         return err instanceof Error ? err : new Error(String(err));
       }

@@ -126,11 +126,12 @@ export interface CachePort {
   adjust(lines: AdjustLine[], untrack?: Untrack): Promise<number[]>;
   /**
    * Several `adjust` calls in one step (one round trip and script run on Redis), each all or
-   * nothing on its own and applied in order: each call's new values ([] as `adjust` gives them), or
-   * the error that call alone got (CountersMissing, …). Rejects only when the cache could not be
-   * asked at all. The settles of a group commit move their holds so (budgets), one call a group.
+   * nothing on its own and applied in order: for each call, true when it applied, false when its
+   * required member was gone (nothing changed), or the error that call alone got (CountersMissing,
+   * …). No counter values come back (a caller that reads them uses `adjust`). Rejects only when the
+   * cache could not be asked at all. The settles of a group commit move their holds so (budgets).
    */
-  adjustEach(calls: readonly AdjustCall[]): Promise<Array<number[] | Error>>;
+  adjustEach(calls: readonly AdjustCall[]): Promise<Array<boolean | Error>>;
   /** `adjust`, answered at once (in-process cache only, as `reserveNow`): a settle's counter move. */
   adjustNow?(lines: AdjustLine[], untrack?: Untrack): number[];
   /** Every member of a sorted set (empty when there is none); for rare paths, never per request. */

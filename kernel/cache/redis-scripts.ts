@@ -97,18 +97,21 @@ return one(KEYS, 1)`;
 
 /**
  * ARGV[1] calls, one after another, each as APPLY reads it plus a fourth argument: its keys as
- * places in KEYS (`2,3,1`), where each key is named once for all calls; their replies in order. A
- * call that raises an error (a key of another type under the prefix) gets {5, message} and fails
- * alone, as it would have as its own script run; the calls after it still run.
+ * places in KEYS (`2,3,1`), where each key is named once for all calls; their replies in order.
+ * ARGV[2] 'codes': a call that applied answers its code alone ({1}, or {2} for a required member
+ * that was gone), without the counters' values nobody reads (a group's settles). A call that
+ * raises an error (a key of another type under the prefix) gets {5, message} and fails alone, as
+ * it would have as its own script run; the calls after it still run.
  */
 export const APPLY_EACH = `${ONE}
-local ao, out = 2, {}
+local codes, ao, out = ARGV[2] == 'codes', 3, {}
 for c = 1, tonumber(ARGV[1]) do
   local ks = {}
   for place in string.gmatch(ARGV[ao + 3], '%d+') do ks[#ks + 1] = KEYS[tonumber(place)] end
   local ok, reply = pcall(one, ks, ao)
-  if ok then out[c] = reply
-  else out[c] = {5, type(reply) == 'table' and tostring(reply.err) or tostring(reply)} end
+  if not ok then out[c] = {5, type(reply) == 'table' and tostring(reply.err) or tostring(reply)}
+  elseif codes and reply[1] == 1 then out[c] = {1}
+  else out[c] = reply end
   ao = ao + 4
 end
 return out`;

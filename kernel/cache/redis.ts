@@ -74,6 +74,13 @@ function adjusted(reply: number[]): number[] | Error {
   return reply[0] === 2 ? [] : reply.slice(1);
 }
 
+/** A call's outcome as `adjustEach` gives it (APPLY_EACH's 'codes'): applied, gone, or its error. */
+function outcomeOf(reply: number[]): boolean | Error {
+  if (reply[0] === 1) return true;
+  if (reply[0] === 2) return false;
+  return adjusted(reply) as Error;
+}
+
 /**
  * The shared cache on Redis: several keys change together in a Lua script, and the counter calls
  * (`reserve`, `adjust`) made in one turn of the event loop share one round trip and script run.
@@ -223,14 +230,14 @@ export class RedisCache implements CachePort {
    * their holds share the same few counters, each named once, see `sendEach`). Not queued for the
    * loop's turn: nothing else would ride with them, and the moves land sooner.
    */
-  async adjustEach(calls: readonly AdjustCall[]): Promise<Array<number[] | Error>> {
+  async adjustEach(calls: readonly AdjustCall[]): Promise<Array<boolean | Error>> {
     if (calls.length === 0) return [];
     // A bad amount throws here: nothing is sent.
     const packed = calls.map((c) => this.pack(c.lines, true, c.untrack && untrackSet(c.untrack)));
-    if (packed.length <= maxCallsPerRun) return (await this.sendEach(packed)).map(adjusted);
+    if (packed.length <= maxCallsPerRun) return (await this.sendEach(packed, 'codes')).map(outcomeOf);
     const runs: Promise<number[][]>[] = [];
-    for (let at = 0; at < packed.length; at += maxCallsPerRun) runs.push(this.sendEach(packed.slice(at, at + maxCallsPerRun)));
-    return (await Promise.all(runs)).flat().map(adjusted);
+    for (let at = 0; at < packed.length; at += maxCallsPerRun) runs.push(this.sendEach(packed.slice(at, at + maxCallsPerRun), 'codes'));
+    return (await Promise.all(runs)).flat().map(outcomeOf);
   }
 
   /**
@@ -261,7 +268,7 @@ export class RedisCache implements CachePort {
     if (all.length === 1) return this.sendOne(all[0]!);
     for (let at = 0; at < all.length; at += maxCallsPerRun) {
       const calls = at === 0 && all.length <= maxCallsPerRun ? all : all.slice(at, at + maxCallsPerRun);
-      this.sendEach(calls).then(
+      this.sendEach(calls, 'values').then(
         (replies) => {
           for (let i = 0; i < calls.length; i++) answer(calls[i]!, replies[i]!);
         },
@@ -281,16 +288,18 @@ export class RedisCache implements CachePort {
   }
 
   /**
-   * Calls as one APPLY_EACH run. Each key is sent once, and each call names its keys by their
+   * Calls as one APPLY_EACH run, answered with their values or only their codes (APPLY_EACH says
+   * which). Each key is sent once, and each call names its keys by their
    * places in that list: the settles of a group share the same four counters and the holds set,
    * and each call's five keys (some 400 bytes) were most of what the command carried.
    */
-  private sendEach(calls: readonly Packed[]): Promise<number[][]> {
+  private sendEach(calls: readonly Packed[], replies: 'values' | 'codes'): Promise<number[][]> {
     const keys: string[] = [];
     const places = new Map<string, number>();
-    const argv: (string | number)[] = new Array<string | number>(1 + calls.length * 4);
+    const argv: (string | number)[] = new Array<string | number>(2 + calls.length * 4);
     argv[0] = calls.length;
-    let at = 1;
+    argv[1] = replies;
+    let at = 2;
     const refs: number[] = [];
     for (const c of calls) {
       refs.length = 0;

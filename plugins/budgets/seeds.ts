@@ -96,17 +96,20 @@ export class CounterSeeds {
   }
 
   /**
-   * `moveHold` for many holds in ONE cache call (a group commit's settles, on Redis): each hold's
-   * new values ([] when it was gone), or the error that left its counters unmoved. Rejects only when
-   * the cache could not be asked (no hold moved).
+   * `moveHold` for many holds in ONE cache call (a group commit's settles, on Redis): for each
+   * hold, whether it moved (false: it was gone), or the error that left its counters unmoved.
+   * Rejects only when the cache could not be asked (no hold moved).
    */
-  async moveHolds(moves: readonly HoldMoveCall[]): Promise<Array<number[] | Error>> {
+  async moveHolds(moves: readonly HoldMoveCall[]): Promise<Array<boolean | Error>> {
     const outcomes = await this.cache.adjustEach(moves);
     for (let i = 0; i < outcomes.length; i++) {
       const o = outcomes[i]!;
       if (!(o instanceof CountersMissing)) continue;
       const m = moves[i]!;
-      outcomes[i] = await this.recoverMove(o, m.hold, m.lines, m.untrack).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+      outcomes[i] = await this.recoverMove(o, m.hold, m.lines, m.untrack).then(
+        (values) => values.length > 0 || m.lines.length === 0,
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+      );
     }
     return outcomes;
   }

@@ -96,13 +96,13 @@ export class Settler {
     for (const m of moves) {
       const r = this.seeds.moveHold(m.hold, m.untrack.member, m.lines);
       if (!(r instanceof Promise)) this.live.all.delete(m.hold.i);
-      else (waits ??= []).push(r.then((values) => this.moved(m, values), (err: unknown) => this.moved(m, err as Error)));
+      else (waits ??= []).push(r.then(() => this.moved(m, true), (err: unknown) => this.moved(m, err as Error)));
     }
     if (waits) return Promise.all(waits).then(() => undefined);
   }
 
   /** One hold's move is over: forgotten as live, retried in the background when it failed. */
-  private moved(m: HoldMove, outcome: number[] | Error): void {
+  private moved(m: HoldMove, outcome: boolean | Error): void {
     if (outcome instanceof Error) this.retry(m.hold, m.lines, m.untrack.member);
     this.live.all.delete(m.hold.i);
   }

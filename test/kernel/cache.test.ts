@@ -139,21 +139,24 @@ function redisOnly(): void {
     const [k1, k2, set] = [`each:${randomUUID()}`, `each:${randomUUID()}`, `each:${randomUUID()}`];
     await cache.reserve([{ key: k1, amount: 10, limit: 100 }], { key: set, member: 'a', score: 1, more: ['b'] });
     const out = await cache.adjustEach(['a', 'b'].map((member) => ({ lines: [{ key: k1, delta: -5 }, { key: k2, delta: 1 }], untrack: { key: set, member, required: true } })));
-    assert.equal(out, [[5, 1], [0, 2]]);
-    assert.equal(runs, { one: 1, each: 1 });
+    assert.equal(out, [true, true]);
+    assert.equal([await cache.get(k1), await cache.get(k2), await cache.members(set)], ['0', '2', []]);
+    assert.equal(runs, { one: 1, each: 1 }, 'the reads after it are plain commands');
     // Three distinct keys (two counters and the set) for two calls of three keys each; each call names its places.
     const [numKeys, keys, argv] = sent[0] as [number, string[], unknown[]];
     assert.equal([numKeys, keys], [3, [`${prefix}${k1}`, `${prefix}${k2}`, `${prefix}${set}`]]);
-    assert.equal([argv[0], argv[4], argv[8]], [2, '1,2,3', '1,2,3']);
-    // 70 calls: runs of 64 and 6, answers in order.
-    const many = await cache.adjustEach(Array.from({ length: 70 }, () => ({ lines: [{ key: k2, delta: 1 }] })));
-    assert.equal(many.map((v) => (v as number[])[0]), Array.from({ length: 70 }, (_, i) => i + 3));
+    assert.equal([argv[0], argv[1], argv[5], argv[9]], [2, 'codes', '1,2,3', '1,2,3']);
+    // 70 calls: runs of 64 and 6, answers in order; a gone member moves nothing.
+    const many = await cache.adjustEach(Array.from({ length: 70 }, (_, i) => ({ lines: [{ key: k2, delta: 1 }], untrack: i === 69 ? { key: set, member: 'a', required: true } : undefined })));
+    assert.equal(many, [...Array<boolean>(69).fill(true), false]);
+    assert.is(await cache.get(k2), '71');
     assert.equal(runs, { one: 1, each: 3 });
     // A call that fails in Redis fails alone; a cache that cannot be asked rejects the whole.
     await cache.set(k1, 'not a number');
-    const mixed = await cache.adjustEach([{ lines: [{ key: k1, delta: 1 }] }, { lines: [{ key: k2, delta: -72 }] }]);
+    const mixed = await cache.adjustEach([{ lines: [{ key: k1, delta: 1 }] }, { lines: [{ key: k2, delta: -71 }] }]);
     assert.match(String(mixed[0]), /cache: .*not an integer/);
-    assert.equal(mixed[1], [0]);
+    assert.is(mixed[1], true);
+    assert.is(await cache.get(k2), '0');
     await cache.close();
     assert.match(String(await cache.adjustEach([{ lines: [{ key: k2, delta: 1 }] }]).catch((e: unknown) => e)), /closed/);
   });
