@@ -5,13 +5,13 @@
 
 /**
  * Seeds, checks and adds counter lines in one step, then records or removes a sorted-set member.
- * `one(ks, ao)` reads a call whose keys are `ks` and whose three arguments start at ARGV[ao]:
- * keys: the n counters, then the set. ARGV: the call's numbers and words as one
+ * `one(ks, text, member, replaced)` applies a call whose keys are `ks` (the n counters, then the
+ * set) and whose three arguments are the others: the call's numbers and words as one
  * comma-separated text (n; then amount, limit ('' none), ttl (0 none) and seed ('' none, 'must'
  * the counter must exist) per line; then op ('add' | 'addall' | 'swap' | 'rem' | 'remreq' | '')
  * and score), the member, the replaced member. None of the packed fields can hold a comma;
- * members (any text) are arguments of their own. One text instead of some twenty arguments: the
- * client encodes each argument of a command on its own (redis.ts says why that matters). 'remreq'
+ * members may hold any text. One text instead of some twenty arguments: the client encodes each
+ * argument of a command on its own (redis.ts says why that matters). 'remreq'
  * changes nothing (reply {2}) unless the member is in the set, 'swap' nothing (reply {3}) unless
  * the replaced member is, and then puts the member in its place; 'addall' adds each line of the
  * member text (several holds reserved ahead); a 'must' line whose counter does not exist changes
@@ -19,6 +19,13 @@
  * Seeding is sequential (like the memory cache) so a key named twice is seeded once.
  */
 const ONE = `
+-- The next piece of a call's data from pos: '<bytes>:<text>' (any text, newlines included); and where the one after starts.
+local function piece(data, pos)
+  local colon = string.find(data, ':', pos, true)
+  local n = tonumber(string.sub(data, pos, colon - 1))
+  return string.sub(data, colon + 1, colon + n), colon + n + 1
+end
+
 local function fields(text)
   local out, i = {}, 1
   for f in string.gmatch(text .. ',', '([^,]*),') do
@@ -28,9 +35,8 @@ local function fields(text)
   return out
 end
 
-local function one(ks, ao)
-  local a = fields(ARGV[ao])
-  local member, replaced = ARGV[ao + 1], ARGV[ao + 2]
+local function one(ks, text, member, replaced)
+  local a = fields(text)
   local n = tonumber(a[1])
   local op, score = a[n * 4 + 2], a[n * 4 + 3]
   local set = ks[n + 1]
@@ -91,27 +97,39 @@ local function one(ks, ao)
 end
 `;
 
-/** One call; its set key is always given (a placeholder when there is no set op). */
+/**
+ * One call; its set key is always given (a placeholder when there is no set op). ARGV[1]: its three
+ * arguments as pieces ('<bytes>:<text>' each, see `piece`), so the client sends one argument.
+ */
 export const APPLY = `${ONE}
-return one(KEYS, 1)`;
+local text, pos = piece(ARGV[1], 1)
+local member, replaced
+member, pos = piece(ARGV[1], pos)
+replaced = piece(ARGV[1], pos)
+return one(KEYS, text, member, replaced)`;
 
 /**
- * ARGV[1] calls, one after another, each as APPLY reads it plus a fourth argument: its keys as
- * places in KEYS (`2,3,1`), where each key is named once for all calls; their replies in order.
- * ARGV[2] 'codes': a call that applied answers its code alone ({1}, or {2} for a required member
- * that was gone), without the counters' values nobody reads (a group's settles). A call that
- * raises an error (a key of another type under the prefix) gets {5, message} and fails alone, as
- * it would have as its own script run; the calls after it still run.
+ * ARGV[1] calls, one after another, their replies in order. ARGV[3] holds every call's data as
+ * pieces: its keys as places in KEYS (`2,3,1`), where each key is named once for all calls, then
+ * its three arguments as APPLY reads them. ARGV[2] 'codes': a call that applied answers its code
+ * alone ({1}, or {2} for a required member that was gone), without the counters' values nobody
+ * reads (a group's settles). A call that raises an error (a key of another type under the prefix)
+ * gets {5, message} and fails alone, as it would have as its own script run; the calls after it
+ * still run.
  */
 export const APPLY_EACH = `${ONE}
-local codes, ao, out = ARGV[2] == 'codes', 3, {}
+local data, codes, pos, out = ARGV[3], ARGV[2] == 'codes', 1, {}
 for c = 1, tonumber(ARGV[1]) do
+  local refs, text, member, replaced
+  refs, pos = piece(data, pos)
+  text, pos = piece(data, pos)
+  member, pos = piece(data, pos)
+  replaced, pos = piece(data, pos)
   local ks = {}
-  for place in string.gmatch(ARGV[ao + 3], '%d+') do ks[#ks + 1] = KEYS[tonumber(place)] end
-  local ok, reply = pcall(one, ks, ao)
+  for place in string.gmatch(refs, '%d+') do ks[#ks + 1] = KEYS[tonumber(place)] end
+  local ok, reply = pcall(one, ks, text, member, replaced)
   if not ok then out[c] = {5, type(reply) == 'table' and tostring(reply.err) or tostring(reply)}
   elseif codes and reply[1] == 1 then out[c] = {1}
   else out[c] = reply end
-  ao = ao + 4
 end
 return out`;

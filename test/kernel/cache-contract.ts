@@ -132,6 +132,15 @@ export function contract(s: Subject): void {
     assert.ok(tb > 0 && tb <= 5000, `seeded ttl ${tb}`);
   });
 
+  test('a member may hold any text: colons, newlines, characters of several bytes', async () => {
+    const [a, set] = [key('text'), key('textset')];
+    const member = '{"i":"x:1"}\n€😀:';
+    assert.equal(await c.reserve([{ key: a, amount: 1, limit: 10 }], { key: set, member, score: 5 }), { ok: true, values: [1] });
+    assert.equal(await c.members(set), [member]);
+    assert.equal(await c.adjust([{ key: a, delta: -1 }], { key: set, member, required: true }), [0]);
+    assert.equal(await c.members(set), []);
+  });
+
   test('adjustEach: calls applied in order, each all or nothing on its own; applied, gone, or its own error', async () => {
     const [a, b, missing, set] = [key('each'), key('each'), key('each'), key('eachset')];
     await c.incr(a, 10);

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryCache } from '../../kernel/cache/memory.js';
-import { RedisCache } from '../../kernel/cache/redis.js';
+import { framed, RedisCache } from '../../kernel/cache/redis.js';
 import { contract } from './cache-contract.js';
 import { CountersMissing } from '../../kernel/cache/port.js';
 import { guardCache } from '../../kernel/cache/guarded.js';
@@ -65,6 +65,18 @@ async function dropPrefix(p: string): Promise<void> {
 }
 
 /** Counts the client's APPLY (one call) and APPLY_EACH (several) script runs from now on. */
+/** The pieces of a framed argument (`<bytes>:<text>` each), as the scripts read them. */
+function unframe(data: Buffer): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < data.length; ) {
+    const colon = data.indexOf(58, at);
+    const n = Number(data.subarray(at, colon).toString('latin1'));
+    out.push(data.subarray(colon + 1, colon + 1 + n).toString('utf8'));
+    at = colon + 1 + n;
+  }
+  return out;
+}
+
 function countRuns(cache: RedisCache): { one: number; each: number } {
   const client = (cache as unknown as { redis: Record<string, (...args: unknown[]) => Promise<unknown>> }).redis;
   const runs = { one: 0, each: 0 };
@@ -81,6 +93,14 @@ function countRuns(cache: RedisCache): { one: number; each: number } {
 function redisOnly(): void {
   const test = suite('cache: redis specifics');
   test.after(() => dropPrefix(prefix)); // the last suite writing under the prefix
+  test('framed: any text, its length in bytes before it (multi-byte, empty, with colons and newlines)', () => {
+    const texts = ['', 'a:b\nc', 'é€😀', 'x'.repeat(1234)];
+    const data = framed(texts);
+    assert.is(data.subarray(0, 2).toString(), '0:');
+    assert.is(data.toString('utf8', 2, 2 + 7), '5:a:b\nc');
+    assert.equal(unframe(data), texts);
+  });
+
   test('keys and channels carry the prefix; other prefixes are isolated', async () => {
     const [mine, other] = [new RedisCache(REDIS_URL, prefix), new RedisCache(REDIS_URL, `${prefix}other:`)];
     const got: string[] = [];
@@ -143,9 +163,11 @@ function redisOnly(): void {
     assert.equal([await cache.get(k1), await cache.get(k2), await cache.members(set)], ['0', '2', []]);
     assert.equal(runs, { one: 1, each: 1 }, 'the reads after it are plain commands');
     // Three distinct keys (two counters and the set) for two calls of three keys each; each call names its places.
-    const [numKeys, keys, argv] = sent[0] as [number, string[], unknown[]];
+    const [numKeys, keys, argv] = sent[0] as [number, string[], [number, string, Buffer]];
     assert.equal([numKeys, keys], [3, [`${prefix}${k1}`, `${prefix}${k2}`, `${prefix}${set}`]]);
-    assert.equal([argv[0], argv[1], argv[5], argv[9]], [2, 'codes', '1,2,3', '1,2,3']);
+    assert.equal([argv[0], argv[1]], [2, 'codes']);
+    const pieces = unframe(argv[2]);
+    assert.equal([pieces.length, pieces[0], pieces[2], pieces[4], pieces[6]], [8, '1,2,3', 'a', '1,2,3', 'b'], 'each call: its key places, fields, member, replaced member');
     // 70 calls: runs of 64 and 6, answers in order; a gone member moves nothing.
     const many = await cache.adjustEach(Array.from({ length: 70 }, (_, i) => ({ lines: [{ key: k2, delta: 1 }], untrack: i === 69 ? { key: set, member: 'a', required: true } : undefined })));
     assert.equal(many, [...Array<boolean>(69).fill(true), false]);
