@@ -48,10 +48,6 @@ export class GroupCommit {
   private readonly queue: CommitWaiter[] = [];
   private running: Promise<void> | undefined;
   private lingering: NodeJS.Timeout | undefined;
-  /** When the oldest request waiting now joined (performance.now()); set as the queue stops being empty. */
-  private oldestAt = 0;
-  /** `idle` or `close` wants everything committed now: no waiting for company. */
-  private flushing = false;
   private closing = false;
   /**
    * Since start, for metrics: transactions committed, requests they carried, attempts retried
@@ -80,44 +76,19 @@ export class GroupCommit {
 
   /** As `commit`, for a caller that is its own waiter: no promise, no functions per request. */
   enqueue(waiter: CommitWaiter): void {
-    if (this.queue.length === 0) this.oldestAt = performance.now();
     this.queue.push(waiter);
-    if (!this.running) this.schedule();
-  }
-
-  /**
-   * How long the queue still waits for company: `delayMs` from its oldest request's arrival, also
-   * between groups. Draining straight on made groups of the two or three requests that settled
-   * during the previous commit, each paying the statement, the round trip and the upsert of the
-   * running totals (bench/README.md "Twenty-sixth look"); a full group goes at once.
-   */
-  private lingerLeft(): number {
-    if (this.delayMs <= 0 || this.flushing || this.queue.length >= this.maxGroup) return 0;
-    const left = this.oldestAt + this.delayMs - performance.now();
-    return left >= 1 ? left : 0;
-  }
-
-  private schedule(): void {
-    const wait = this.lingerLeft();
-    if (wait > 0) this.lingering ??= setTimeout(this.startLater, wait);
+    if (this.running) return;
+    if (this.delayMs > 0 && this.queue.length < this.maxGroup) this.lingering ??= setTimeout(this.startLater, this.delayMs);
     else this.start();
   }
 
-  private readonly startLater = (): void => {
-    this.lingering = undefined;
-    this.schedule();
-  };
+  private readonly startLater = (): void => this.start();
 
   private start(): void {
     clearTimeout(this.lingering);
     this.lingering = undefined;
-    this.running ??= this.drain().finally(this.drained);
+    this.running ??= this.drain().finally(() => (this.running = undefined));
   }
-
-  private readonly drained = (): void => {
-    this.running = undefined;
-    if (this.queue.length > 0) this.schedule();
-  };
 
   /** Requests waiting for their commit (diagnostics, tests). */
   get pending(): number {
@@ -126,15 +97,10 @@ export class GroupCommit {
 
   /** Resolves when nothing waits (tests, and stop before the store closes); gives up after `ms`. */
   async idle(ms = 30_000): Promise<void> {
-    this.flushing = true;
-    try {
-      const end = Date.now() + ms;
-      while ((this.running || this.queue.length) && Date.now() < end) {
-        if (!this.running) this.start();
-        await Promise.race([this.running, sleep(Math.min(50, end - Date.now()), undefined, { ref: false })]);
-      }
-    } finally {
-      this.flushing = false;
+    if (this.lingering) this.start();
+    const end = Date.now() + ms;
+    while ((this.running || this.queue.length) && Date.now() < end) {
+      await Promise.race([this.running, sleep(Math.min(50, end - Date.now()), undefined, { ref: false })]);
     }
   }
 
@@ -149,7 +115,7 @@ export class GroupCommit {
   }
 
   private async drain(): Promise<void> {
-    while (this.queue.length > 0 && this.lingerLeft() === 0) await this.group(this.queue.splice(0, this.maxGroup));
+    while (this.queue.length > 0) await this.group(this.queue.splice(0, this.maxGroup));
   }
 
   private async group(group: CommitWaiter[]): Promise<void> {

@@ -7,6 +7,12 @@ import type { Totals } from './totals.js';
 
 export type HoldEnd = 'settled' | 'refused' | 'abandoned';
 
+/**
+ * How long committed groups' hold moves wait for each other before they go to Redis together: at
+ * one connection a commit lands every millisecond or so, each with two or three settles.
+ */
+const movesWaitMs = 5;
+
 export const holdColumns = [
   'id', 'request_id', 'workspace_id', 'person_id', 'key_id', 'model', 'amount_micro_usd', 'charge_micro_usd', 'state', 'created_at', 'ended_at',
 ] as const;
@@ -49,6 +55,9 @@ export class Settler {
   private stopped = false;
   /** Moves the holds of a committed group: one per settler, named by every HoldMove. */
   private readonly moves: GroupStep<HoldMove> = { run: (moves) => this.moveAll(moves) };
+  /** Moves of committed groups waiting to go to the cache together (Redis), and when they go. */
+  private waiting: HoldMove[] = [];
+  private sending: Promise<void> | undefined;
 
   constructor(
     private readonly live: LiveHolds,
@@ -77,20 +86,16 @@ export class Settler {
   }
 
   /**
-   * A group's commit landed: its holds' counters move, synchronously with the in-process cache, in
-   * one cache call on Redis (a settle's move was a call, a guarded deadline and a chain of promises
-   * of its own: bench/README.md "Twenty-sixth look"). A move that fails is retried on its own.
+   * A group's commit landed: its holds' counters move, synchronously with the in-process cache. On
+   * Redis the moves of the groups committed within `movesWaitMs` go in ONE cache call (a settle's
+   * move was a call, a guarded deadline and a chain of promises of its own: bench/README.md
+   * "Twenty-sixth look"); nobody waits on them but the settles they end, and until they land the
+   * counters over-count, never under. A move that fails is retried on its own.
    */
   private moveAll(moves: HoldMove[]): void | Promise<void> {
     if (!this.seeds.inProcess) {
-      return this.seeds.moveHolds(moves).then(
-        (outcomes) => {
-          for (let i = 0; i < moves.length; i++) this.moved(moves[i]!, outcomes[i]!);
-        },
-        (err: unknown) => {
-          for (const m of moves) this.moved(m, err as Error);
-        },
-      );
+      for (const m of moves) this.waiting.push(m);
+      return (this.sending ??= sleep(movesWaitMs).then(() => this.sendWaiting()));
     }
     let waits: Promise<void>[] | undefined;
     for (const m of moves) {
@@ -99,6 +104,18 @@ export class Settler {
       else (waits ??= []).push(r.then(() => this.moved(m, true), (err: unknown) => this.moved(m, err as Error)));
     }
     if (waits) return Promise.all(waits).then(() => undefined);
+  }
+
+  private async sendWaiting(): Promise<void> {
+    const moves = this.waiting;
+    this.waiting = [];
+    this.sending = undefined;
+    try {
+      const outcomes = await this.seeds.moveHolds(moves);
+      for (let i = 0; i < moves.length; i++) this.moved(moves[i]!, outcomes[i]!);
+    } catch (err) {
+      for (const m of moves) this.moved(m, err as Error);
+    }
   }
 
   /** One hold's move is over: forgotten as live, retried in the background when it failed. */

@@ -193,18 +193,4 @@ test('a settle whose writes fail for good is told, and no step gets its items', 
   assert.equal(ran, []);
 });
 
-test('between groups the queue waits for company too: requests arriving while a commit runs share the next one', async () => {
-  // A database that takes 100 ms a commit, and a 200 ms delay: wide margins on a busy machine.
-  const slow: Store = { ...store, commitWrites: async (statements) => (await new Promise((r) => setTimeout(r, 100)), store.commitWrites(statements)) };
-  const lingering = new GroupCommit(slow, createLogger('info', logs), 10, 200, 200);
-  const first = lingering.commit([usage('between-1', 1)]);
-  await new Promise((r) => setTimeout(r, 250));
-  // The first group's commit is running now: this one waits, and the next joins it.
-  const second = lingering.commit([usage('between-2', 1)]);
-  await first;
-  const third = lingering.commit([usage('between-3', 1)]);
-  await Promise.all([second, third]);
-  assert.equal([lingering.counts.groups, lingering.counts.requests], [2, 3], 'two groups: the first alone, then the other two together');
-});
-
 test.run();
