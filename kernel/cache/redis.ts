@@ -78,7 +78,8 @@ function adjusted(reply: number[]): number[] | Error {
 function outcomeOf(reply: number[]): boolean | Error {
   if (reply[0] === 1) return true;
   if (reply[0] === 2) return false;
-  return adjusted(reply) as Error;
+  if (reply[0] === 4) return new CountersMissing(reply.slice(1));
+  return new Error(`cache: ${reply[0] === 5 ? String(reply[1]) : `unexpected reply ${String(reply[0])}`}`);
 }
 
 /**
@@ -226,9 +227,9 @@ export class RedisCache implements CachePort {
   }
 
   /**
-   * The calls go at once, as APPLY_EACH runs of up to `maxCallsPerRun` (a group commit's settles:
-   * their holds share the same few counters, each named once, see `sendEach`). Not queued for the
-   * loop's turn: nothing else would ride with them, and the moves land sooner.
+   * The calls go at once, as APPLY_EACH runs of up to `maxCallsPerRun` (the settles of group
+   * commits, which the caller already gathered: their holds share the same few counters, each
+   * named once, see `sendEach`).
    */
   async adjustEach(calls: readonly AdjustCall[]): Promise<Array<boolean | Error>> {
     if (calls.length === 0) return [];

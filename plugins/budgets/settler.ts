@@ -13,6 +13,8 @@ export type HoldEnd = 'settled' | 'refused' | 'abandoned';
  */
 const movesWaitMs = 5;
 
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
 export const holdColumns = [
   'id', 'request_id', 'workspace_id', 'person_id', 'key_id', 'model', 'amount_micro_usd', 'charge_micro_usd', 'state', 'created_at', 'ended_at',
 ] as const;
@@ -101,7 +103,7 @@ export class Settler {
     for (const m of moves) {
       const r = this.seeds.moveHold(m.hold, m.untrack.member, m.lines);
       if (!(r instanceof Promise)) this.live.all.delete(m.hold.i);
-      else (waits ??= []).push(r.then(() => this.moved(m, true), (err: unknown) => this.moved(m, err as Error)));
+      else (waits ??= []).push(r.then(() => this.moved(m, true), (err: unknown) => this.moved(m, asError(err))));
     }
     if (waits) return Promise.all(waits).then(() => undefined);
   }
@@ -114,7 +116,7 @@ export class Settler {
       const outcomes = await this.seeds.moveHolds(moves);
       for (let i = 0; i < moves.length; i++) this.moved(moves[i]!, outcomes[i]!);
     } catch (err) {
-      for (const m of moves) this.moved(m, err as Error);
+      for (const m of moves) this.moved(m, asError(err));
     }
   }
 
