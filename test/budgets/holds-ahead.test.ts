@@ -188,6 +188,33 @@ test('kill -9 of a replica holding holds reserved ahead: another replica gives t
   }
 });
 
+test('settles committed close together move their holds in one cache call, not one each', () =>
+  withCapped({ shape: 'scale-out' }, async (svc, key) => {
+    const cache = cacheOf(svc);
+    const batches: number[] = [];
+    const adjustEach = cache.adjustEach.bind(cache);
+    cache.adjustEach = (calls) => (batches.push(calls.length), adjustEach(calls));
+    const single: string[] = [];
+    const adjust = cache.adjust.bind(cache);
+    cache.adjust = (lines, untrack) => {
+      if (untrack?.key === holdsSet) single.push(decodeTrack(untrack.member)!.r);
+      return adjust(lines, untrack);
+    };
+    const c = client(svc, key);
+    const ask = () => c.chat.completions.create({ model: 'mock:priced', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 100 });
+    for (let round = 0; round < 3; round++) await Promise.all(Array.from({ length: 8 }, ask));
+    const requestHolds = async () => (await cache.members(holdsSet)).map((m) => decodeTrack(m)!).filter((h) => h.r !== '');
+    for (let i = 0; i < 100 && (await requestHolds()).length > 0; i++) await sleep(30);
+    assert.equal(await requestHolds(), [], "every request's hold left the set");
+    assert.is(batches.reduce((a, b) => a + b, 0), 24, 'each settle moved once');
+    assert.ok(batches.length < 24 && Math.max(...batches) > 1, `moves went together: ${batches.join(', ')}`);
+    assert.equal(single.filter((r) => r !== ''), [], 'no settle moved its hold on its own');
+    await svc.flush();
+    const rows = await svc.sql<{ state: string }>("select state from budget_holds where request_id <> ''");
+    assert.equal([...new Set(rows.map((r) => r.state))], ['settled']);
+    assert.is(rows.length, 24);
+  }));
+
 test('the embedded shape reserves nothing ahead (its cache answers at once)', () =>
   withCapped({ shape: 'embedded' }, async (svc, key) => {
     const c = client(svc, key);
