@@ -3,7 +3,7 @@
  * list, possibly a shared frozen one, is replaced, not grown), else `list` itself, pushed onto.
  * V8 gives an empty list room for sixteen at its first push (~150 bytes); the request path keeps
  * many lists that most requests fill with one item (attempt records, model calls, reservations,
- * after-commit steps, a reply's bytes).
+ * a reply's bytes).
  *
  * @example
  * outcome.attempts = withItem(outcome.attempts, record);

@@ -78,8 +78,8 @@ function adjusted(reply: number[]): number[] | Error {
 function outcomeOf(reply: number[]): boolean | Error {
   if (reply[0] === 1) return true;
   if (reply[0] === 2) return false;
-  if (reply[0] === 4) return new CountersMissing(reply.slice(1));
-  return new Error(`cache: ${reply[0] === 5 ? String(reply[1]) : `unexpected reply ${String(reply[0])}`}`);
+  const err = adjusted(reply);
+  return err instanceof Error ? err : new Error(`cache: unexpected reply ${String(reply[0])}`);
 }
 
 /**
@@ -235,9 +235,8 @@ export class RedisCache implements CachePort {
     if (calls.length === 0) return [];
     // A bad amount throws here: nothing is sent.
     const packed = calls.map((c) => this.pack(c.lines, true, c.untrack && untrackSet(c.untrack)));
-    if (packed.length <= maxCallsPerRun) return (await this.sendEach(packed, 'codes')).map(outcomeOf);
     const runs: Promise<number[][]>[] = [];
-    for (let at = 0; at < packed.length; at += maxCallsPerRun) runs.push(this.sendEach(packed.slice(at, at + maxCallsPerRun), 'codes'));
+    for (let at = 0; at < packed.length; at += maxCallsPerRun) runs.push(this.sendEach(packed.length <= maxCallsPerRun ? packed : packed.slice(at, at + maxCallsPerRun), 'codes'));
     return (await Promise.all(runs)).flat().map(outcomeOf);
   }
 
@@ -291,9 +290,9 @@ export class RedisCache implements CachePort {
 
   /**
    * Calls as one APPLY_EACH run, answered with their values or only their codes (APPLY_EACH says
-   * which). Each key is sent once, and each call names its keys by their
-   * places in that list: the settles of a group share the same four counters and the holds set,
-   * and each call's five keys (some 400 bytes) were most of what the command carried.
+   * which). Each key is sent once, and each call names its keys by their places in that list: the
+   * settles of a group share the same four counters and the holds set, and each call's five keys
+   * (some 400 bytes) were most of what the command carried.
    */
   private sendEach(calls: readonly Packed[], replies: 'values' | 'codes'): Promise<number[][]> {
     const keys: string[] = [];

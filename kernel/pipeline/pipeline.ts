@@ -3,7 +3,9 @@ import type { RequestContext } from './context.js';
 import type { CommitWaiter } from '../store/group-commit.js';
 import { isPhaseName, phaseNames, type Compensation, type PhaseHooks, type PhaseName } from './phases.js';
 import { Roster } from './roster.js';
-import { isThenable, Settling } from './settling.js';
+import { Settling } from './settling.js';
+
+const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
 
 interface Registered { plugin: string; fn: PhaseHooks[PhaseName] }
 
@@ -185,7 +187,7 @@ export class Pipeline {
 
   /**
    * Starts the commit of what the hooks staged, tracked but not awaited (see `settle`): one
-   * Settling waits for it and runs what follows (settling.ts); with nothing staged, at once.
+   * Settling waits for it (settling.ts); with nothing staged, nothing is tracked.
    */
   private commitLater(ctx: RequestContext, onError: SettleError): void {
     const durable = ctx.durable;

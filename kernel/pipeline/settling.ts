@@ -2,8 +2,6 @@ import type { CommitWaiter, DurableWrite } from '../store/group-commit.js';
 import type { SettleError } from './pipeline.js';
 import type { Roster } from './roster.js';
 
-export const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
-
 /**
  * One request's settle after its hooks ran: its durable writes waiting in the group commit, which
  * calls `done` once they (and the group's steps after them, GroupStep) are over. One object that is
