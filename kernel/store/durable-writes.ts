@@ -35,7 +35,7 @@ export interface TotalsTable {
  * `amount` added to each running total of `keys` in `into` (a total is created at the amount
  * when absent). Summed per key across the requests committed together: ONE upsert per table, so
  * a total shared by many requests is written once. Once committed, each distinct `onTotals`
- * function is called ONCE per group with every key staged with it: pass the same function (and,
+ * function is called ONCE per group with every key staged with it (its `returning` keys): pass the same function (and,
  * when it repeats, the same `keys` array) from every request, and a group of a hundred requests
  * costs one call, not a hundred.
  */
@@ -46,6 +46,13 @@ export interface AddToTotals {
   keys: readonly string[];
   amount: number;
   onTotals?: (rows: TotalAfter[]) => void;
+  /**
+   * The keys whose totals `onTotals` is called with (of `keys`; all of them when absent). Only
+   * these come back from the database: each returned total is a row sent, parsed and handed on,
+   * and budgets reads four of its sixteen (the capped ones). The others are added without a
+   * `returning` clause, in a statement of their own.
+   */
+  returning?: readonly string[];
 }
 
 /**
@@ -181,24 +188,43 @@ function insertPartsOf(shape: string, w: InsertRows): StatementParts {
   return parts;
 }
 
-/** An upsert's parts (add to running totals, returning them) and its shape, made once per table object. */
-const addParts = new WeakMap<TotalsTable, StatementParts & { shape: string }>();
-function addPartsOf(t: TotalsTable): StatementParts & { shape: string } {
+type AddParts = StatementParts & { shape: string };
+
+/**
+ * An upsert's parts (add to running totals) and its shape, returning the totals or not, made once
+ * per table object.
+ */
+const addParts = new WeakMap<TotalsTable, { returning: AddParts; quiet: AddParts }>();
+function addPartsOf(t: TotalsTable, returning: boolean): AddParts {
   let parts = addParts.get(t);
   if (parts === undefined) {
     const cols = t.touchColumn ? [t.keyColumn, t.valueColumn, t.touchColumn] : [t.keyColumn, t.valueColumn];
     const touch = t.touchColumn ? `, ${t.touchColumn} = excluded.${t.touchColumn}` : '';
+    const head = `insert into ${t.table} (${cols.join(',')})`;
+    const upsert = ` on conflict (${t.keyColumn}) do update set ${t.valueColumn} = ${t.table}.${t.valueColumn} + excluded.${t.valueColumn}${touch}`;
+    const shape = `+${t.table}|${cols.join(',')}`;
     parts = {
-      shape: `+${t.table}|${cols.join(',')}`,
-      head: `insert into ${t.table} (${cols.join(',')})`,
-      width: cols.length,
-      tail:
-        ` on conflict (${t.keyColumn}) do update set ${t.valueColumn} = ${t.table}.${t.valueColumn} + excluded.${t.valueColumn}${touch}` +
-        ` returning ${t.keyColumn} as k, ${t.valueColumn} as v`,
+      returning: { shape: `${shape}|returning`, head, width: cols.length, tail: `${upsert} returning ${t.keyColumn} as k, ${t.valueColumn} as v` },
+      quiet: { shape, head, width: cols.length, tail: upsert },
     };
     addParts.set(t, parts);
   }
-  return parts;
+  return returning ? parts.returning : parts.quiet;
+}
+
+/**
+ * Whether a hook wants `key` back: is it in any list staged with a hook (one list, as budgets
+ * stages, is searched as it is; several are merged into a set once).
+ */
+function wantedBy(hooks: Map<unknown, Set<readonly string[]>>): (key: string) => boolean {
+  let only: readonly string[] | undefined;
+  let lists = 0;
+  for (const set of hooks.values()) for (const list of set) (only = list), lists++;
+  if (lists === 0) return () => false;
+  if (lists === 1) return (key) => only!.includes(key);
+  const all = new Set<string>();
+  for (const set of hooks.values()) for (const list of set) for (const k of list) all.add(k);
+  return (key) => all.has(key);
 }
 
 /**
@@ -215,6 +241,26 @@ export function flatRows(rows: readonly unknown[][], width: number, from = 0, co
     for (let i = 0; i < width; i++) params[at++] = row[i];
   }
   return params;
+}
+
+/**
+ * The parameter lists of the slices (`sizes`) of the totals in `sums` whose `wanted(key)` is
+ * `returned`, filled straight from the sums: no [key, sum] pair per total.
+ */
+function fillSums(sums: Map<string, number>, wanted: (key: string) => boolean, returned: boolean, sizes: number[], width: number, into: TotalsTable, now: number): unknown[][] {
+  const lists = sizes.map((size) => new Array<unknown>(size * width));
+  let slice = 0;
+  let at = 0;
+  sums.forEach((v, k) => {
+    if (wanted(k) !== returned) return;
+    const params = lists[slice]!;
+    params[at] = k;
+    params[at + 1] = v;
+    if (into.touchColumn) params[at + 2] = now;
+    at += width;
+    if (at === params.length) (slice++, (at = 0));
+  });
+  return lists;
 }
 
 /**
@@ -252,9 +298,10 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
       if (!seen) adds.set(w.into, (seen = { w, sums: new Map<string, number>(), hooks: new Map() }));
       for (const k of w.keys) seen.sums.set(k, (seen.sums.get(k) ?? 0) + w.amount);
       if (w.onTotals) {
+        const wanted = w.returning ?? w.keys;
         const lists = seen.hooks.get(w.onTotals);
-        if (lists) lists.add(w.keys);
-        else seen.hooks.set(w.onTotals, new Set([w.keys]));
+        if (lists) lists.add(wanted);
+        else seen.hooks.set(w.onTotals, new Set([wanted]));
       }
     }
   }
@@ -268,30 +315,31 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
     }
   }
   for (const [into, { w, sums, hooks }] of adds) {
-    const statement = addPartsOf(into);
-    const width = statement.width;
-    const sizes = sliceSizes(sums.size, fixedTexts);
-    // Every slice's returned totals, handed to the hooks once the last slice's rows are in.
-    const after = new Map<string, number>();
-    let slicesLeft = sizes.length;
-    const deliver = (rows: Rows): void => {
-      for (const r of rows) after.set(String(r.k), Number(r.v));
-      if (--slicesLeft > 0) return;
-      for (const [hook, lists] of hooks) hook(totalsOf(lists, sums, after));
-    };
-    // Each slice's parameters filled straight from the sums: no [key, sum] pair per total.
-    const paramLists = sizes.map((size) => new Array<unknown>(size * width));
-    let slice = 0;
-    let at = 0;
-    sums.forEach((v, k) => {
-      const params = paramLists[slice]!;
-      params[at] = k;
-      params[at + 1] = v;
-      if (into.touchColumn) params[at + 2] = w.now;
-      at += width;
-      if (at === params.length) (slice++, (at = 0));
-    });
-    for (let i = 0; i < sizes.length; i++) out.push({ sql: valuesSql(statement.shape, statement, sizes[i]!), params: paramLists[i]!, returning: true, deliver });
+    // The totals a hook wants back, then the others (each its own statement, by partition of the
+    // keys: no total is written twice).
+    const wanted = wantedBy(hooks);
+    let returned = 0;
+    for (const k of sums.keys()) if (wanted(k)) returned++;
+    if (returned > 0) {
+      const statement = addPartsOf(into, true);
+      const sizes = sliceSizes(returned, fixedTexts);
+      // Every slice's returned totals, handed to the hooks once the last slice's rows are in.
+      const after = new Map<string, number>();
+      let slicesLeft = sizes.length;
+      const deliver = (rows: Rows): void => {
+        for (const r of rows) after.set(String(r.k), Number(r.v));
+        if (--slicesLeft > 0) return;
+        for (const [hook, lists] of hooks) hook(totalsOf(lists, sums, after));
+      };
+      const lists = fillSums(sums, wanted, true, sizes, statement.width, into, w.now);
+      for (let i = 0; i < sizes.length; i++) out.push({ sql: valuesSql(statement.shape, statement, sizes[i]!), params: lists[i]!, returning: true, deliver });
+    }
+    if (returned < sums.size) {
+      const statement = addPartsOf(into, false);
+      const sizes = sliceSizes(sums.size - returned, fixedTexts);
+      const lists = fillSums(sums, wanted, false, sizes, statement.width, into, w.now);
+      for (let i = 0; i < sizes.length; i++) out.push({ sql: valuesSql(statement.shape, statement, sizes[i]!), params: lists[i]! });
+    }
   }
   return out;
 }

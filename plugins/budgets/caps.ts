@@ -82,6 +82,26 @@ export function chargedTotalKeys(p: Pick<Principal, 'workspaceId' | 'personId' |
 let keysDay = Number.NaN;
 const keysByPrincipal = new Map<string, string[]>();
 
+/**
+ * The totals of `keys` (a chargedTotalKeys list) some cap of `caps` is kept against: the ones whose
+ * values are read back after a commit (alerts, and the totals kept in memory). The same for a key
+ * list until the caps change (a new snapshot is a new array), so kept per both.
+ */
+export function cappedTotalKeys(caps: readonly Cap[], keys: readonly string[]): readonly string[] {
+  let byKeys = capped.get(caps);
+  if (!byKeys) capped.set(caps, (byKeys = new WeakMap()));
+  let out = byKeys.get(keys);
+  if (!out) {
+    // `scope:scopeId:period:` of every cap; a key is that and its period's key.
+    const prefixes = new Set(caps.map((c) => `${c.scope}:${capScopeId(c)}:${c.period}:`));
+    out = keys.filter((k) => prefixes.has(k.slice(0, k.lastIndexOf(':') + 1)));
+    byKeys.set(keys, out);
+  }
+  return out;
+}
+
+const capped = new WeakMap<readonly Cap[], WeakMap<readonly string[], readonly string[]>>();
+
 /** Caps indexed by `scope:scopeId` for the request path. */
 export type CapIndex = Map<string, Cap[]>;
 

@@ -1,5 +1,5 @@
 import type { AddToTotals, Logger, Principal, Store, TotalAfter, TotalsTable } from '../../kernel/index.js';
-import { capScopeId, chargedTotalKeys, totalKey, type Cap } from './caps.js';
+import { capScopeId, cappedTotalKeys, chargedTotalKeys, totalKey, type Cap } from './caps.js';
 
 /** A running total that crossed upward in a flush: its key, the amount before and after. */
 export interface Written { key: string; before: number; after: number }
@@ -69,13 +69,16 @@ export class Totals {
    * passed to `onWritten` (alerts).
    */
   stage(p: Pick<Principal, 'workspaceId' | 'personId' | 'keyId'>, charge: number, t: number): AddToTotals {
+    const keys = chargedTotalKeys(p, t);
     return {
       kind: 'add',
       into: budgetTotals,
       now: t,
-      keys: chargedTotalKeys(p, t),
+      keys,
       amount: charge,
       onTotals: this.committed,
+      // Only capped totals come back: alerts look at no others, and only they are kept in memory.
+      returning: cappedTotalKeys(this.caps(), keys),
     };
   }
 

@@ -7,7 +7,7 @@ import { BudgetsConfigSchema } from '../../plugins/budgets/config.js';
 import { periodKey, periodEnd, counterTtlMs } from '../../plugins/budgets/periods.js';
 import { holdMicroUsd, isFree } from '../../plugins/budgets/hold-amount.js';
 import { inputTokenBound, pdfPages, textTokenBound } from '../../plugins/budgets/input-bound.js';
-import { applicableCaps, chargedTotalKeys, indexCaps, type Cap } from '../../plugins/budgets/caps.js';
+import { applicableCaps, cappedTotalKeys, chargedTotalKeys, indexCaps, type Cap } from '../../plugins/budgets/caps.js';
 import { capLines, counterKey, decodeTrack, encodeTrack, heldTotals, moveLines } from '../../plugins/budgets/reservation.js';
 import { crossed, signature } from '../../plugins/budgets/alerts.js';
 import { rateLine, retryAfter, rateLimited, windowEndOf } from '../../plugins/rate-limit/window.js';
@@ -103,7 +103,14 @@ test('caps: the scopes of a request, counters seeded from known totals, one line
   const dup = capLines([cap({ id: 'a', amountMicroUsd: 9 }), cap({ id: 'b', amountMicroUsd: 5 })], 1, t, 0);
   assert.is(dup.length, 1);
   assert.is(dup[0]!.limit, 5);
-  assert.is(chargedTotalKeys({ workspaceId: 'w1', personId: 'p1', keyId: 'k1' }, t).length, 16);
+  const charged = chargedTotalKeys({ workspaceId: 'w1', personId: 'p1', keyId: 'k1' }, t);
+  assert.is(charged.length, 16);
+  // The totals read back after a commit: the capped ones, in the charged order; the same list until the caps change.
+  const capped = cappedTotalKeys(caps, charged);
+  assert.equal(capped, ['instance:*:month:2026-11', 'workspace:w1:day:2026-11-23', 'member:w1/p1:lifetime:all', 'key:k1:week:2026-W48']);
+  assert.is(cappedTotalKeys(caps, charged), capped);
+  assert.equal(cappedTotalKeys([...caps], charged), capped);
+  assert.equal(cappedTotalKeys([], charged), []);
   // The hold's totals list follows the lines, and is one shared array for the day.
   const held = heldTotals(applicableCaps(index, { workspaceId: 'w1', personId: 'p1', keyId: 'k1' }), t);
   assert.equal(held, lines.map((l) => [l.total, l.cap.period]));

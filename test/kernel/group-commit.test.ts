@@ -89,6 +89,26 @@ test('a hook shared by the requests of a group is called once, with every key st
   assert.equal(calls, [[{ key: 's1', before: 0, after: 3 }, { key: 's2', before: 0, after: 3 }, { key: 's3', before: 0, after: 4 }]]);
 });
 
+test('returning: every total is added, only the keys named come back to the hook (one upsert returns, one does not)', async () => {
+  const calls: Array<Array<{ key: string; before: number; after: number }>> = [];
+  const hook = (rows: Array<{ key: string; before: number; after: number }>) => calls.push(rows);
+  const keys = ['ret1', 'quiet1', 'ret2', 'quiet2'];
+  const returning = ['ret1', 'ret2'];
+  const write = (amount: number): DurableWrite => ({ kind: 'add', into: gcTotals, now: 0, keys, amount, onTotals: hook, returning });
+  const lingering = new GroupCommit(store, createLogger('info', logs), 10, 200, 60_000);
+  const both = [lingering.commit([usage('q1', 1), write(2)]), lingering.commit([usage('q2', 1), write(5)])];
+  await lingering.idle();
+  await Promise.all(both);
+  assert.equal(calls, [[{ key: 'ret1', before: 0, after: 7 }, { key: 'ret2', before: 0, after: 7 }]]);
+  const rows = await store.execute<{ k: string; v: string | number }>("select k, v from gc_totals where k in ('ret1', 'quiet1', 'ret2', 'quiet2') order by k");
+  assert.equal(rows.map((r) => [r.k, Number(r.v)]), [['quiet1', 7], ['quiet2', 7], ['ret1', 7], ['ret2', 7]]);
+  // No key named: nothing comes back, the hook is not called, the totals still grow.
+  await commits.commit([{ kind: 'add', into: gcTotals, now: 0, keys: ['quiet1'], amount: 1, onTotals: hook, returning: [] }]);
+  assert.is(calls.length, 1);
+  const [q] = await store.execute<{ v: string | number }>("select v from gc_totals where k = 'quiet1'");
+  assert.is(Number(q!.v), 8);
+});
+
 test('a key repeated in one staged list reaches its hook once', async () => {
   const calls: Array<Array<{ key: string; before: number; after: number }>> = [];
   await commits.commit([{ kind: 'add', into: gcTotals, now: 0, keys: ['rep1', 'rep2', 'rep1'], amount: 1, onTotals: (rows) => calls.push(rows) }]);
