@@ -46,13 +46,3 @@ export async function runBound<T>(executor: Executor, pg: boolean, sql: string, 
   const result = await (executor as QueryExecutor).executeQuery<T>(compiled);
   return result.rows as T[];
 }
-
-/**
- * `runBound` for a text already in the driver's placeholders, with parameters the caller made for
- * this call only (the group commit's): they are bound in place, not copied.
- */
-export async function runOwned<T>(executor: Executor, text: string, params: unknown[]): Promise<T[]> {
-  bindInPlace(params);
-  const result = await (executor as QueryExecutor).executeQuery<T>(CompiledQuery.raw(text, params));
-  return result.rows as T[];
-}

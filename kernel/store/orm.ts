@@ -7,7 +7,8 @@ import type { EntitySchema } from '@mikro-orm/core';
 import { defineToken } from '../container/tokens.js';
 import type { KernelConfig } from '../config/schema.js';
 import type { Dialect, Migration } from './migrations.js';
-import { runBound, runOwned } from './bound-sql.js';
+import { runBound, toPostgresPlaceholders } from './bound-sql.js';
+import { PgWriter } from './pg-writer.js';
 import { oneStatement, splitRows } from './pg-one-statement.js';
 import { SqliteWriter } from './sqlite-writer.js';
 import type { Rows, WriteBehind, WriteStatement } from './write-behind.js';
@@ -84,22 +85,24 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
   const pg = dialect === 'postgresql';
   const transaction = <T>(fn: (exec: Exec) => Promise<T>): Promise<T> =>
     connection().transactional((trx) => fn(<R>(sql: string, params: unknown[] = []) => runBound<R>(trx, pg, sql, params)));
-  const writer: WriteBehind = pg
+  const own = pg ? new PgWriter({ url: config.database.url!, timeoutMs: config.database.timeoutMs }) : undefined;
+  const writer: WriteBehind = own
     ? {
         run: async (sql, params) => void (await runBound(connection().getClient(), true, sql, params)),
-        // One round trip per group: one statement is atomic alone, several inserts become one
-        // statement (pg-one-statement.ts); anything else runs in a transaction.
+        // One round trip per group, on the group commit's own connection: one statement is atomic
+        // alone, several inserts become one statement (pg-one-statement.ts); anything else runs
+        // in a pooled transaction.
         commit: async (statements) => {
-          if (statements.length === 1) return [await runBound<Record<string, unknown>>(connection().getClient(), true, statements[0]!.sql, statements[0]!.params)];
+          if (statements.length === 1) return [await own.run(toPostgresPlaceholders(statements[0]!.sql), statements[0]!.params.slice())];
           const one = oneStatement(statements);
-          if (one) return splitRows(await runOwned<Record<string, unknown>>(connection().getClient(), one.text, one.params), statements.length, one.only);
+          if (one) return splitRows(await own.run(one.text, one.params), statements.length, one.only);
           return transaction(async (exec) => {
             const out: Rows[] = [];
             for (const st of statements) out.push(await exec(st.sql, st.params));
             return out;
           });
         },
-        close: async () => {},
+        close: () => own.close(),
       }
     : new SqliteWriter(file);
   return {

@@ -109,6 +109,23 @@ test('returning: every total is added, only the keys named come back to the hook
   assert.is(Number(q!.v), 8);
 });
 
+test("PostgreSQL: the group commit's own connection, ended by the server, is replaced; nothing is lost", async () => {
+  if (!backing.databaseUrl) return;
+  await commits.commit([usage('conn1', 1)]);
+  // Every other connection to this test's database ends: the writer's and the pool's.
+  const [ended] = await store.execute<{ n: string | number }>(
+    'select count(pg_terminate_backend(pid)) as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
+  assert.ok(Number(ended!.n) >= 1, 'the writer had a connection of its own');
+  await new Promise((r) => setTimeout(r, 50));
+  const retries = commits.counts.retries;
+  await Promise.all([commits.commit([usage('conn2', 2), { kind: 'add', into: gcTotals, now: 0, keys: ['conn-total'], amount: 1 }]), commits.commit([usage('conn3', 3)])]);
+  const rows = await store.execute<{ id: string }>("select id from gc_usage where id like 'conn%' order by id");
+  assert.equal(rows.map((r) => r.id), ['conn1', 'conn2', 'conn3']);
+  assert.is(commits.counts.failed, 0);
+  assert.is(commits.counts.retries, retries, 'the ended connection was dropped when it ended, not found dead by a commit');
+});
+
 test('a key repeated in one staged list reaches its hook once', async () => {
   const calls: Array<Array<{ key: string; before: number; after: number }>> = [];
   await commits.commit([{ kind: 'add', into: gcTotals, now: 0, keys: ['rep1', 'rep2', 'rep1'], amount: 1, onTotals: (rows) => calls.push(rows) }]);
