@@ -1,4 +1,5 @@
-import { flatRows, sliceSizes, valuesSql, type StatementParts } from './durable-writes.js';
+import { flatRows, sliceSizes } from './durable-writes.js';
+import { valuesSql, type StatementParts } from './statement-texts.js';
 import type { Store } from './orm.js';
 
 export type Row = Array<string | number | null>;

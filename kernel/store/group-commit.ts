@@ -3,7 +3,8 @@ import { defineToken } from '../container/tokens.js';
 import type { Logger } from '../log/logger.js';
 import type { Store } from './orm.js';
 
-import { afterSteps, plan, type DurableWrite } from './durable-writes.js';
+import { afterSteps, type DurableWrite } from './durable-writes.js';
+import { plan } from './group-plan.js';
 
 export type { DurableWrite, InsertRows, AddToTotals, TotalAfter, TotalsTable, AfterCommit, GroupStep } from './durable-writes.js';
 

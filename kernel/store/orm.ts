@@ -11,7 +11,7 @@ import { runBound, toPostgresPlaceholders } from './bound-sql.js';
 import { PgWriter } from './pg-writer.js';
 import { oneStatement, splitRows } from './pg-one-statement.js';
 import { SqliteWriter } from './sqlite-writer.js';
-import type { Rows, WriteBehind, WriteStatement } from './write-behind.js';
+import { ownParams, type Rows, type WriteBehind, type WriteStatement } from './write-behind.js';
 
 /**
  * The database as plugins see it: a fresh EntityManager per unit of work, raw SQL for migrations
@@ -93,12 +93,16 @@ export async function openStore(config: KernelConfig, entities: EntitySchema[]):
         // alone, several inserts become one statement (pg-one-statement.ts); anything else runs
         // in a pooled transaction.
         commit: async (statements) => {
-          if (statements.length === 1) return [await own.run(toPostgresPlaceholders(statements[0]!.sql), statements[0]!.params.slice())];
+          if (statements.length === 1) {
+            const only = statements[0]!;
+            // Bound in place: a copy, unless it is already one (a part of a shared list).
+            return [await own.run(toPostgresPlaceholders(only.sql), only.at === undefined ? only.params.slice() : ownParams(only))];
+          }
           const one = oneStatement(statements);
           if (one) return splitRows(await own.run(one.text, one.params), statements.length, one.only);
           return transaction(async (exec) => {
             const out: Rows[] = [];
-            for (const st of statements) out.push(await exec(st.sql, st.params));
+            for (const st of statements) out.push(await exec(st.sql, ownParams(st)));
             return out;
           });
         },

@@ -1,5 +1,5 @@
 import { toPostgresPlaceholders } from './bound-sql.js';
-import type { Rows, WriteStatement } from './write-behind.js';
+import { ownParams, type Rows, type WriteStatement } from './write-behind.js';
 
 /** A group's combined statement for one composition of statement texts. */
 interface Combined {
@@ -70,7 +70,7 @@ export function oneStatement(statements: readonly WriteStatement[]): { text: str
       (returning ? (node.returning ??= new Map()) : (node.plain ??= new Map())).set(s.sql, next);
     }
     node = next;
-    count += s.params.length;
+    count += s.count ?? s.params.length;
   }
   let combined = node.combined;
   if (combined === undefined) {
@@ -80,10 +80,25 @@ export function oneStatement(statements: readonly WriteStatement[]): { text: str
       else node.combined = combined;
     }
   }
-  const params = new Array<unknown>(count);
+  return { text: combined.text, params: oneList(statements, count), only: combined.only };
+}
+
+/**
+ * Every part's values in order: the list the parts share when they were planned into one, in
+ * order and nothing else (group-plan.ts), else a new list of `count` values.
+ */
+function oneList(statements: readonly WriteStatement[], count: number): unknown[] {
+  const first = statements[0]!.params;
   let at = 0;
-  for (const s of statements) for (const p of s.params) params[at++] = p;
-  return { text: combined.text, params, only: combined.only };
+  for (const s of statements) {
+    if (s.params !== first || s.at !== at) break;
+    at += s.count!;
+  }
+  if (at === first.length && at === count) return first;
+  const params = new Array<unknown>(count);
+  let to = 0;
+  for (const s of statements) for (const p of ownParams(s)) params[to++] = p;
+  return params;
 }
 
 function combine(statements: readonly WriteStatement[]): Combined {

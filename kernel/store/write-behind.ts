@@ -1,8 +1,16 @@
 /** One statement of a write transaction; `returning` asks for its rows. */
 export interface WriteStatement {
   sql: string;
+  /** Its values; with `at`, a list shared by the statements of one commit, its `count` values from `at` (group-plan.ts). */
   params: unknown[];
+  at?: number;
+  count?: number;
   returning?: boolean;
+}
+
+/** A statement's own values: its list, or its part of a shared one (copied). */
+export function ownParams(s: WriteStatement): unknown[] {
+  return s.at === undefined ? s.params : s.params.slice(s.at, s.at + s.count!);
 }
 
 export type Rows = Array<Record<string, unknown>>;

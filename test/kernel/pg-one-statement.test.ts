@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { keptChars, oneStatement, splitRows } from '../../kernel/store/pg-one-statement.js';
+import { plan } from '../../kernel/store/group-plan.js';
+import type { DurableWrite } from '../../kernel/store/durable-writes.js';
 
 const usage = 'insert into usage_records (id, charge) values (?, ?), (?, ?)';
 const totals = "insert into budget_totals (k, amount) values (?, ?) on conflict (k) do update set amount = budget_totals.amount + excluded.amount returning k, amount";
@@ -67,3 +69,26 @@ test('splitRows hands each part its own rows, in order', () => {
 });
 
 test.run();
+
+test("a planned group's parts share one parameter list, which the combined statement binds as it is; SQLite's parts get their own", () => {
+  const into = { table: 'budget_totals', keyColumn: 'k', valueColumn: 'amount' };
+  const hook = () => {};
+  const writes: DurableWrite[] = [
+    { kind: 'insert', table: 'usage_records', columns: ['id', 'charge'], rows: [['u1', 5]] },
+    { kind: 'add', into, now: 0, keys: ['a', 'b', 'c'], amount: 5, onTotals: hook, returning: ['b'] },
+    { kind: 'insert', table: 'usage_records', columns: ['id', 'charge'], rows: [['u2', 7]] },
+    { kind: 'add', into, now: 0, keys: ['a', 'b', 'c'], amount: 7, onTotals: hook, returning: ['b'] },
+  ];
+  const planned = plan(writes, false);
+  assert.equal(planned.map((s) => [s.at, s.count, s.returning === true]), [[0, 4, false], [4, 2, true], [6, 4, false]]);
+  assert.ok(planned.every((s) => s.params === planned[0]!.params));
+  assert.equal(planned[0]!.params, ['u1', 5, 'u2', 7, 'b', 12, 'a', 12, 'c', 12]);
+  const one = oneStatement(planned)!;
+  assert.is(one.params, planned[0]!.params, 'not copied');
+  // A list shared with something else is copied: only each part's own values go.
+  const partial = oneStatement([planned[0]!, planned[2]!])!;
+  assert.equal(partial.params, ['u1', 5, 'u2', 7, 'a', 12, 'c', 12]);
+  const sqlite = plan(writes, true);
+  assert.equal(sqlite.map((s) => s.params), [['u1', 5, 'u2', 7], ['b', 12], ['a', 12, 'c', 12]]);
+  assert.ok(sqlite.every((s) => s.at === undefined));
+});
