@@ -150,7 +150,7 @@ export class MemoryCache implements CachePort {
 
   async adjustEach(calls: readonly AdjustCall[]): Promise<Array<boolean | Error>> {
     return calls.map((c) => {
-      if (c.untrack?.required && !this.sets.get(c.untrack.key)?.has(c.untrack.member)) return false;
+      if (c.untrack?.required && !this.tracked(c.untrack)) return false;
       try {
         this.adjustNow(c.lines, c.untrack);
         return true;
@@ -161,7 +161,7 @@ export class MemoryCache implements CachePort {
   }
 
   adjustNow(lines: AdjustLine[], untrack?: Untrack): number[] {
-    if (untrack?.required && !this.sets.get(untrack.key)?.has(untrack.member)) return [];
+    if (untrack?.required && !this.tracked(untrack)) return [];
     const now = this.now();
     this.present(lines, now);
     const values = new Array<number>(lines.length);
@@ -170,8 +170,20 @@ export class MemoryCache implements CachePort {
       this.num(l.key, l.seed, l.ttlMs, now);
       values[i] = this.add(l.key, l.delta, l.ttlMs, now);
     }
-    if (untrack) this.sets.get(untrack.key)?.delete(untrack.member);
+    if (untrack) {
+      const set = this.sets.get(untrack.key);
+      set?.delete(untrack.member);
+      if (untrack.more) for (const m of untrack.more) set?.delete(m);
+    }
     return values;
+  }
+
+  /** Whether every member of `untrack` is in its set. */
+  private tracked(untrack: Untrack): boolean {
+    const set = this.sets.get(untrack.key);
+    if (!set?.has(untrack.member)) return false;
+    if (untrack.more) for (const m of untrack.more) if (!set.has(m)) return false;
+    return true;
   }
 
   private zset(key: string): ChurnMap<number> {

@@ -73,8 +73,11 @@ export interface Tracked {
   more?: readonly string[];
 }
 
-/** A member to remove from its set in the same step; `required`: only if it is still there. */
-export type Untrack = Omit<Tracked, 'score'> & { required?: boolean };
+/**
+ * A member to remove from its set in the same step, with `more` members removed with it (the holds
+ * of one principal's settles, moved as one); `required`: only if every one is still there.
+ */
+export type Untrack = Omit<Tracked, 'score' | 'replaces'> & { required?: boolean };
 
 /** One call of `adjustEach`: what `adjust` takes. */
 export interface AdjustCall {

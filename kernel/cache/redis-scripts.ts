@@ -8,13 +8,14 @@
  * `one(ks, text, member, replaced)` applies a call whose keys are `ks` (the n counters, then the
  * set) and whose three arguments are the others: the call's numbers and words as one
  * comma-separated text (n; then amount, limit ('' none), ttl (0 none) and seed ('' none, 'must'
- * the counter must exist) per line; then op ('add' | 'addall' | 'swap' | 'rem' | 'remreq' | '')
+ * the counter must exist) per line; then op ('add' | 'addall' | 'swap' | 'rem' | 'remreq' | 'remall' | 'remallreq' | '')
  * and score), the member, the replaced member. None of the packed fields can hold a comma;
  * members may hold any text. One text instead of some twenty arguments: the client encodes each
  * argument of a command on its own (redis.ts says why that matters). 'remreq'
  * changes nothing (reply {2}) unless the member is in the set, 'swap' nothing (reply {3}) unless
  * the replaced member is, and then puts the member in its place; 'addall' adds each line of the
- * member text (several holds reserved ahead); a 'must' line whose counter does not exist changes
+ * member text (several holds reserved ahead), 'remall' removes each ('remallreq': nothing changes,
+ * reply {2}, unless every one is in the set); a 'must' line whose counter does not exist changes
  * nothing (reply {4, missing line indexes from 0…}).
  * Seeding is sequential (like the memory cache) so a key named twice is seeded once.
  */
@@ -41,6 +42,11 @@ local function one(ks, text, member, replaced)
   local op, score = a[n * 4 + 2], a[n * 4 + 3]
   local set = ks[n + 1]
   if op == 'remreq' and not redis.call('ZSCORE', set, member) then return {2} end
+  if op == 'remallreq' then
+    for m in string.gmatch(member, '[^\\n]+') do
+      if not redis.call('ZSCORE', set, m) then return {2} end
+    end
+  end
   if op == 'swap' and not redis.call('ZSCORE', set, replaced) then return {3} end
   -- One GET a counter tells both whether a 'must' counter exists and its value (an EXISTS before
   -- the GET and another before each INCRBY were most of a call's Redis commands).
@@ -92,7 +98,10 @@ local function one(ks, text, member, replaced)
   if op == 'addall' then
     for m in string.gmatch(member, '[^\\n]+') do redis.call('ZADD', set, score, m) end
   elseif op == 'add' or op == 'swap' then redis.call('ZADD', set, score, member)
-  elseif op == 'rem' or op == 'remreq' then redis.call('ZREM', set, member) end
+  elseif op == 'rem' or op == 'remreq' then redis.call('ZREM', set, member)
+  elseif op == 'remall' or op == 'remallreq' then
+    for m in string.gmatch(member, '[^\\n]+') do redis.call('ZREM', set, m) end
+  end
   return out
 end
 `;

@@ -458,9 +458,12 @@ function decimalDigits(n: number): number {
   return digits;
 }
 
-/** An untrack as the script's set op (`one`'s op, key, member, score, replaced member). */
+/** An untrack as the script's set op (`one`'s op, key, member, score, replaced member); several members as one text split at newlines. */
 function untrackSet(u: Untrack): readonly [string, string, string, string, string] {
-  return [u.required ? 'remreq' : 'rem', u.key, u.member, '', ''];
+  if (!u.more?.length) return [u.required ? 'remreq' : 'rem', u.key, u.member, '', ''];
+  const members = [u.member, ...u.more];
+  if (members.some((m) => m.includes('\n'))) throw new TypeError('cache: `more` members hold no newline');
+  return [u.required ? 'remallreq' : 'remall', u.key, members.join('\n'), '', ''];
 }
 
 /** Several members with one score, as one text the script splits at newlines (none may hold one). */

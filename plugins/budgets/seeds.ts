@@ -96,6 +96,16 @@ export class CounterSeeds {
   }
 
   /**
+   * Calls that each move several holds as one (their deltas summed, their members removed
+   * together, all or nothing: settler.ts), in ONE cache call, as they are: true when a call
+   * applied; otherwise (a member gone, a counter missing, an error) its holds must be moved one by
+   * one (`moveHolds`), where a lost counter is seeded for each. Rejects when the cache could not be asked.
+   */
+  moveJointly(calls: readonly AdjustCall[]): Promise<Array<boolean | Error>> {
+    return this.cache.adjustEach(calls);
+  }
+
+  /**
    * `moveHold` for many holds in ONE cache call (a group commit's settles, on Redis): for each
    * hold, whether it moved (false: it was gone), or the error that left its counters unmoved.
    * Rejects only when the cache could not be asked (no hold moved).

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { stageDurable, type AdjustLine, type AfterCommit, type BatchWriter, type DurableWrite, type GroupStep, type Logger, type RequestContext, type Untrack } from '../../kernel/index.js';
+import { stageDurable, type AdjustCall, type AdjustLine, type AfterCommit, type BatchWriter, type DurableWrite, type GroupStep, type Logger, type RequestContext, type Untrack } from '../../kernel/index.js';
 import type { Live, LiveHolds } from './live.js';
 import { holdsSet, moveLines, type TrackedHold } from './reservation.js';
 import type { CounterSeeds, HoldMoveCall } from './seeds.js';
@@ -32,19 +32,60 @@ export function holdRow(h: TrackedHold, charge: number | null, state: HoldEnd, e
 
 /**
  * A settled hold's counter move, staged with the request's money records and made once they are
- * durable, together with the moves of every request committed in the same group (GroupStep).
+ * durable, together with the moves of every request committed in the same group (GroupStep). Its
+ * lines are made only when it moves alone: moved with others, one set of lines serves them all.
  */
 class HoldMove implements AfterCommit, HoldMoveCall {
   readonly kind = 'after';
   readonly untrack: Untrack;
+  private own: AdjustLine[] | undefined;
   constructor(
     readonly step: GroupStep<HoldMove>,
     readonly hold: TrackedHold,
-    readonly lines: AdjustLine[],
+    /** charge − hold. */
+    readonly delta: number,
+    readonly at: number,
+    private readonly graceMs: number,
     member: string,
   ) {
     this.untrack = { key: holdsSet, member, required: true };
   }
+
+  get lines(): AdjustLine[] {
+    return (this.own ??= moveLines(this.hold.k, this.delta, this.at, this.graceMs));
+  }
+}
+
+/**
+ * The holds of `moves` that move together: those on the same counters (one principal's caps on one
+ * day: the same totals list) as ONE call, their deltas summed and their members removed together,
+ * all or nothing; the others alone. At one connection a gathering holds one principal's few settles.
+ */
+function jointly(moves: readonly HoldMove[], graceMs: number): { joint: Array<{ call: AdjustCall; moves: HoldMove[] }>; alone: HoldMove[] } {
+  const byTotals = new Map<TrackedHold['k'], HoldMove[]>();
+  for (const m of moves) {
+    const same = byTotals.get(m.hold.k);
+    if (same) same.push(m);
+    else byTotals.set(m.hold.k, [m]);
+  }
+  const joint: Array<{ call: AdjustCall; moves: HoldMove[] }> = [];
+  const alone: HoldMove[] = [];
+  for (const [k, same] of byTotals) {
+    if (same.length === 1) {
+      alone.push(same[0]!);
+      continue;
+    }
+    let delta = 0;
+    let at = 0;
+    const more = new Array<string>(same.length - 1);
+    for (let i = 0; i < same.length; i++) {
+      delta += same[i]!.delta;
+      at = Math.max(at, same[i]!.at);
+      if (i > 0) more[i - 1] = same[i]!.untrack.member;
+    }
+    joint.push({ call: { lines: moveLines(k, delta, at, graceMs), untrack: { key: holdsSet, member: same[0]!.untrack.member, more, required: true } }, moves: same });
+  }
+  return { joint, alone };
 }
 
 /**
@@ -81,7 +122,7 @@ export class Settler {
     l.ended = true;
     const h = l.hold;
     const t = Date.now();
-    const move = new HoldMove(this.moves, h, moveLines(h.k, charge - h.a, t, this.graceMs), l.member);
+    const move = new HoldMove(this.moves, h, charge - h.a, t, this.graceMs, l.member);
     const held: DurableWrite = { kind: 'insert', table: 'budget_holds', columns: holdColumns, rows: [holdRow(h, charge, 'settled', t)], onConflict: settledWins };
     if (charge > 0) stageDurable(rc, this.totals.stage({ workspaceId: h.w, personId: h.p, keyId: h.y }, charge, t), held, move);
     else stageDurable(rc, held, move);
@@ -108,15 +149,34 @@ export class Settler {
     if (waits) return Promise.all(waits).then(() => undefined);
   }
 
+  /**
+   * The waiting moves: those of holds on the same counters as one call each (`jointly`); what such
+   * a call did not apply (a hold already gone, a counter the cache lost), and the others, hold by
+   * hold, where a lost counter is seeded.
+   */
   private async sendWaiting(): Promise<void> {
     const moves = this.waiting;
     this.waiting = [];
     this.sending = undefined;
+    const { joint, alone } = jointly(moves, this.graceMs);
+    if (joint.length > 0) {
+      try {
+        const outcomes = await this.seeds.moveJointly(joint.map((j) => j.call));
+        for (let i = 0; i < joint.length; i++) {
+          if (outcomes[i] === true) for (const m of joint[i]!.moves) this.moved(m, true);
+          else for (const m of joint[i]!.moves) alone.push(m);
+        }
+      } catch {
+        // The cache was not asked: every hold goes on its own (retried there).
+        for (const j of joint) for (const m of j.moves) alone.push(m);
+      }
+    }
+    if (alone.length === 0) return;
     try {
-      const outcomes = await this.seeds.moveHolds(moves);
-      for (let i = 0; i < moves.length; i++) this.moved(moves[i]!, outcomes[i]!);
+      const outcomes = await this.seeds.moveHolds(alone);
+      for (let i = 0; i < alone.length; i++) this.moved(alone[i]!, outcomes[i]!);
     } catch (err) {
-      for (const m of moves) this.moved(m, asError(err));
+      for (const m of alone) this.moved(m, asError(err));
     }
   }
 

@@ -160,6 +160,21 @@ export function contract(s: Subject): void {
     assert.equal(await c.adjustEach([]), []);
   });
 
+  test('untrack with more members: all removed in the step; required, nothing changes unless every one is there', async () => {
+    const [a, set] = [key('remall'), key('remallset')];
+    await c.reserve([{ key: a, amount: 9, limit: null }], { key: set, member: 'h1', score: 1, more: ['h2', 'h3', 'h4:€'] });
+    const out = await c.adjustEach([
+      // h9 is not in the set: nothing of this call changes.
+      { lines: [{ key: a, delta: -5 }], untrack: { key: set, member: 'h1', more: ['h9'], required: true } },
+      { lines: [{ key: a, delta: -2 }], untrack: { key: set, member: 'h1', more: ['h2'], required: true } },
+    ]);
+    assert.equal(out, [false, true]);
+    assert.equal([await c.get(a), (await c.members(set)).sort()], ['7', ['h3', 'h4:€']]);
+    assert.equal(await c.adjust([{ key: a, delta: -1 }], { key: set, member: 'h3', more: ['h2'], required: true }), [], 'h2 is gone: nothing moved');
+    assert.equal(await c.adjust([{ key: a, delta: -1 }], { key: set, member: 'h3', more: ['h2', 'h4:€'] }), [6], 'not required: whatever is there goes');
+    assert.equal(await c.members(set), []);
+  });
+
   test('mustExist: a missing counter changes nothing and is named; a seed or an existing counter goes through', async () => {
     const [a, b, set] = [key('must'), key('must'), key('set')];
     await c.set(a, '5');
