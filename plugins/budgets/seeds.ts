@@ -106,6 +106,18 @@ export class CounterSeeds {
   }
 
   /**
+   * `moveJointly` for one call on the in-process cache, answered at once: true when it applied;
+   * false when it did not (a member gone, a counter missing), so its holds move one by one.
+   */
+  movedJointlyNow(call: AdjustCall): boolean {
+    try {
+      return this.cache.adjustNow!(call.lines, call.untrack).length > 0;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
    * `moveHold` for many holds in ONE cache call (a group commit's settles, on Redis): for each
    * hold, whether it moved (false: it was gone), or the error that left its counters unmoved.
    * Rejects only when the cache could not be asked (no hold moved).

@@ -140,8 +140,14 @@ export class Settler {
       for (const m of moves) this.waiting.push(m);
       return (this.sending ??= sleep(movesWaitMs).then(() => this.sendWaiting()));
     }
+    // In process too, the holds on the same counters move as one; what that cannot apply, one by one.
+    const { joint, alone } = jointly(moves, this.graceMs);
+    for (const j of joint) {
+      if (this.seeds.movedJointlyNow(j.call)) for (const m of j.moves) this.live.all.delete(m.hold.i);
+      else for (const m of j.moves) alone.push(m);
+    }
     let waits: Promise<void>[] | undefined;
-    for (const m of moves) {
+    for (const m of alone) {
       const r = this.seeds.moveHold(m.hold, m.untrack.member, m.lines);
       if (!(r instanceof Promise)) this.live.all.delete(m.hold.i);
       else (waits ??= []).push(r.then(() => this.moved(m, true), (err: unknown) => this.moved(m, asError(err))));

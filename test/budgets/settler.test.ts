@@ -19,14 +19,15 @@ import { Totals } from '../../plugins/budgets/totals.js';
  */
 const test = suite('budgets: settles moved together');
 
-function setup() {
+function setup(inProcess = false) {
   const memory = new MemoryCache();
   const calls: AdjustCall[][] = [];
-  // No adjustNow: the settler takes the path it takes on Redis.
+  // Without adjustNow the settler takes the path it takes on Redis; with it, the embedded one.
   const cache = {
     adjust: (lines, untrack) => memory.adjust(lines, untrack),
     adjustEach: (each) => (calls.push([...each]), memory.adjustEach(each)),
     members: (key) => memory.members(key),
+    ...(inProcess ? { adjustNow: (lines, untrack) => (calls.push([{ lines, untrack }]), memory.adjustNow(lines, untrack)) } : {}),
   } as Partial<CachePort> as CachePort;
   const log = createLogger('info', new MemorySink());
   const totals = new Totals(undefined as never, log, () => [], 60_000, 60_000);
@@ -91,6 +92,22 @@ test('holds on different counters (another principal, another day) move alone, a
   assert.is(await s.counter(s.k[0]![0]), 30, 'instance: a, b and c settled at 10 each');
   assert.is(await s.counter('workspace:w2:day:2026-11-30'), 10);
   assert.equal(await s.memory.members(holdsSet), []);
+});
+
+test('in process: the same counters move as one call answered at once; a gone hold sends the others one by one', async () => {
+  const s = setup(true);
+  const moves = await s.settle([s.hold('a', 100), s.hold('b', 100)], 40);
+  await s.run(moves);
+  assert.equal(s.calls.map((c) => c[0]!.untrack?.more?.length ?? 0), [1], 'one joint move');
+  assert.is(await s.counter(s.k[0]![0]), 80);
+  const holds = [s.hold('c', 100), s.hold('d', 100)];
+  const more = await s.settle(holds, 40);
+  await s.memory.adjust(s.k.map(([total]) => ({ key: counterKey(total), delta: -100 })), { key: holdsSet, member: encodeTrack(holds[0]!), required: true });
+  await s.run(more);
+  assert.equal(s.calls.slice(1).map((c) => c[0]!.untrack?.more?.length ?? 0), [1, 0, 0], 'the joint move, then c (gone) and d alone');
+  assert.is(await s.counter(s.k[0]![0]), 120, 'd moved by −60; c not again');
+  assert.equal(await s.memory.members(holdsSet), []);
+  assert.is(s.live.all.size, 0);
 });
 
 test.run();
