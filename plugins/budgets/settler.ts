@@ -173,7 +173,8 @@ export class Settler {
           else for (const m of joint[i]!.moves) alone.push(m);
         }
       } catch {
-        // The cache was not asked: every hold goes on its own (retried there).
+        // No answer: every hold goes on its own; one the joint call did move is gone from the set
+        // by then, and its own required check keeps it from moving twice.
         for (const j of joint) for (const m of j.moves) alone.push(m);
       }
     }
