@@ -35,9 +35,9 @@ export interface TotalsTable {
  * `amount` added to each running total of `keys` in `into` (a total is created at the amount
  * when absent). Summed per key across the requests committed together: ONE upsert per table, so
  * a total shared by many requests is written once. Once committed, each distinct `onTotals`
- * function is called ONCE per group with every key staged with it (its `returning` keys): pass the same function (and,
- * when it repeats, the same `keys` array) from every request, and a group of a hundred requests
- * costs one call, not a hundred.
+ * function is called ONCE per group with every key staged with it (its `returning` keys): pass
+ * the same function (and, when it repeats, the same `keys` array) from every request, and a group
+ * of a hundred requests costs one call, not a hundred.
  */
 export interface AddToTotals {
   kind: 'add';

@@ -1,6 +1,6 @@
 import type { Rows } from './write-behind.js';
 import { powerOfTwoSizes, type AddToTotals, type DurableWrite, type InsertRows, type Planned, type TotalAfter, type TotalsTable } from './durable-writes.js';
-import { addPartsOf, insertPartsOf, insertShape, valuesSql, type AddParts, type StatementParts } from './statement-texts.js';
+import { addPartsOf, insertPartsOf, insertShape, valuesSql, type StatementParts } from './statement-texts.js';
 
 type Hook = NonNullable<AddToTotals['onTotals']>;
 
@@ -106,6 +106,15 @@ class AddGroup {
     return this.sums ? this.sums.get(key)! : this.amount;
   }
 
+  /** How many of the totals a hook wants back. */
+  returnedCount(): number {
+    if (this.hook === undefined && this.hooks === undefined) return 0;
+    let n = 0;
+    if (this.sums) for (const k of this.sums.keys()) n += this.wants(k) ? 1 : 0;
+    else for (const k of this.list!) n += this.wants(k) ? 1 : 0;
+    return n;
+  }
+
   /** Whether a hook wants `key` back. */
   wants(key: string): boolean {
     if (this.hooks === undefined) return this.wanted !== undefined && this.wanted.includes(key);
@@ -120,9 +129,9 @@ class AddGroup {
    * The totals whose `wants` is `returned`, in the order first staged, from the `from`th to the
    * `from + count`th of them, as (key, sum[, now]) values into `params` from `at`.
    */
-  fill(params: unknown[], at: number, width: number, returned: boolean, from: number, count: number): void {
+  fill(params: unknown[], at: number, returned: boolean, from: number, count: number): void {
     const end = from + count;
-    const touch = width === 3;
+    const touch = this.into.touchColumn !== undefined;
     let index = 0;
     const put = (sum: number, key: string): void => {
       if (this.wants(key) !== returned) return;
@@ -200,13 +209,11 @@ export function plan(writes: DurableWrite[], fixedTexts = false): Planned[] {
   const out = new Statements(fixedTexts ? undefined : new Array<unknown>(values));
   for (const g of inserts.values()) out.sliced(g.shape, insertPartsOf(g.shape, g.first), g.rows, fixedTexts, g, false);
   for (const g of adds.values()) {
-    let returned = 0;
-    if (g.hook || g.hooks) {
-      if (g.sums) for (const k of g.sums.keys()) returned += g.wants(k) ? 1 : 0;
-      else for (const k of g.list!) returned += g.wants(k) ? 1 : 0;
-    }
-    if (returned > 0) out.sliced(g.into.table, addPartsOf(g.into, true), returned, fixedTexts, g, true);
-    if (returned < g.size) out.sliced(g.into.table, addPartsOf(g.into, false), g.size - returned, fixedTexts, g, false);
+    const returned = g.returnedCount();
+    const loud = addPartsOf(g.into, true);
+    const quiet = addPartsOf(g.into, false);
+    if (returned > 0) out.sliced(loud.shape, loud, returned, fixedTexts, g, true);
+    if (returned < g.size) out.sliced(quiet.shape, quiet, g.size - returned, fixedTexts, g, false);
   }
   return out.list;
 }
@@ -219,21 +226,21 @@ class Statements {
 
   /**
    * `count` rows of `source` (an insert's, or a table's totals, `returned` or not) in slices: one,
-   * or powers of two with `fixedTexts`. The upsert of returned totals hands its rows to the hooks.
+   * or powers of two with `fixedTexts`; `shape` names the statement's texts (valuesSql). The upsert
+   * of returned totals hands its rows to the hooks.
    */
-  sliced(shape: string, parts: StatementParts | AddParts, count: number, fixedTexts: boolean, source: InsertGroup | AddGroup, returned: boolean): void {
+  sliced(shape: string, parts: StatementParts, count: number, fixedTexts: boolean, source: InsertGroup | AddGroup, returned: boolean): void {
     const sizes = fixedTexts ? powerOfTwoSizes(count) : undefined;
     const slices = sizes ? sizes.length : 1;
     const deliver = returned ? (source as AddGroup).deliverer(slices) : undefined;
-    const textShape = 'shape' in parts ? parts.shape : shape;
     for (let i = 0, from = 0; i < slices; i++) {
       const size = sizes ? sizes[i]! : count;
       const n = size * parts.width;
       const params = this.shared ?? new Array<unknown>(n);
       const to = this.shared ? this.at : 0;
       if (source instanceof InsertGroup) source.fill(params, to, parts.width, from, size);
-      else source.fill(params, to, parts.width, returned, from, size);
-      const s: Planned = { sql: valuesSql(textShape, parts, size), params };
+      else source.fill(params, to, returned, from, size);
+      const s: Planned = { sql: valuesSql(shape, parts, size), params };
       if (this.shared) (s.at = to), (s.count = n), (this.at += n);
       if (deliver) (s.returning = true), (s.deliver = deliver);
       this.list.push(s);
